@@ -1,0 +1,271 @@
+"""A generative process as a DAG of texts (METHOD.md section 1).
+
+Nodes are pydantic models; the structure lives in a networkx DiGraph of ids. Texts are split into
+sentences lazily, once per node, the first time the engine reads the node: a GraphRAG index has
+~100K nodes and one claim reads well under 1% of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from veritrail_graphrag.errors import DagError
+from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.models import Sentence
+from veritrail_graphrag.sentences import split_sentences
+
+FORMAT_NAME = "veritrail-dag"
+FORMAT_VERSION = 1
+_SHOWN_IDS = 10
+
+
+class Node(BaseModel):
+    """One text of the process. `stage` never decreases along an edge; roots are the source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    stage: int = Field(ge=0)
+    kind: str = "node"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class DagFile(BaseModel):
+    """The on-disk JSON form; see the README for an example."""
+
+    format: str = FORMAT_NAME
+    version: int = FORMAT_VERSION
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    nodes: list[Node]
+    edges: list[tuple[str, str]]
+
+
+def _named(ids: Iterable[str]) -> str:
+    ids = list(ids)
+    shown = ", ".join(repr(i) for i in ids[:_SHOWN_IDS])
+    return shown + (f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else "")
+
+
+def _edge_pair(edge: Any, position: int) -> tuple[str, str]:
+    if isinstance(edge, Mapping):
+        try:
+            return str(edge["source"]), str(edge["target"])
+        except KeyError as exc:
+            raise DagError(f"edge #{position} has no {exc.args[0]!r} field") from None
+    try:
+        source, target = edge
+    except (TypeError, ValueError):
+        raise DagError(f"edge #{position} is not a (source, target) pair: {edge!r}") from None
+    return str(source), str(target)
+
+
+class DAG:
+    """Validated, immutable DAG. Build it with `from_records` or `from_json`."""
+
+    def __init__(self, nodes: dict[str, Node], graph: nx.DiGraph, metadata: dict[str, Any]) -> None:
+        self._nodes = nodes
+        self._graph = graph
+        self.metadata = metadata
+        self._sentences: dict[str, list[Sentence]] = {}
+        self._roots = frozenset(n for n in graph if graph.in_degree(n) == 0)
+        self._sinks = [n for n in graph if graph.out_degree(n) == 0]
+
+    @classmethod
+    def from_records(
+        cls,
+        nodes: Iterable[Node | Mapping[str, Any]],
+        edges: Iterable[tuple[str, str] | Mapping[str, Any]],
+        metadata: Mapping[str, Any] | None = None,
+    ) -> DAG:
+        """Validate and build. Refuses cycles, dangling edges, decreasing stages, empty/duplicate ids."""
+        table: dict[str, Node] = {}
+        duplicates: list[str] = []
+        for position, record in enumerate(nodes):
+            node = record if isinstance(record, Node) else _parse_node(record, position)
+            if not node.id.strip():
+                raise DagError(f"node #{position} has an empty id", [node.id])
+            if node.id in table:
+                duplicates.append(node.id)
+            table[node.id] = node
+        if duplicates:
+            raise DagError(f"duplicate node ids: {_named(duplicates)}", duplicates)
+        empty = [n.id for n in table.values() if not n.text.strip()]
+        if empty:
+            raise DagError(f"nodes with empty text: {_named(empty)}", empty)
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(table)
+        pairs = [_edge_pair(edge, i) for i, edge in enumerate(edges)]
+        dangling = sorted({f"{u} -> {v}" for u, v in pairs if u not in table or v not in table})
+        if dangling:
+            raise DagError(f"edges naming unknown nodes: {_named(dangling)}", dangling)
+        graph.add_edges_from(pairs)
+
+        decreasing = [f"{u} -> {v}" for u, v in graph.edges if table[v].stage < table[u].stage]
+        if decreasing:
+            raise DagError(
+                f"stage decreases along edges (stage(target) must be >= stage(source)): "
+                f"{_named(decreasing)}",
+                decreasing,
+            )
+        if not nx.is_directed_acyclic_graph(graph):
+            cycle = [u for u, _ in nx.find_cycle(graph)]
+            raise DagError(f"the graph has a cycle through: {_named(cycle)}", cycle)
+        return cls(table, graph, dict(metadata or {}))
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> DAG:
+        path = Path(path)
+        try:
+            raw = path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            raise DagError(f"{path}: no such file") from None
+        except UnicodeDecodeError as exc:
+            raise DagError(f"{path}: not UTF-8 (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise DagError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        if not isinstance(data, dict) or "nodes" not in data:
+            raise DagError(f"{path}: expected an object with 'nodes' and 'edges' (format {FORMAT_NAME!r})")
+        if data.get("format", FORMAT_NAME) != FORMAT_NAME or data.get("version", 1) > FORMAT_VERSION:
+            raise DagError(
+                f"{path}: format {data.get('format')!r} version {data.get('version')!r} is not "
+                f"{FORMAT_NAME!r} <= {FORMAT_VERSION}"
+            )
+        try:
+            parsed = DagFile.model_validate({**data, "edges": data.get("edges", [])})
+        except ValidationError as exc:
+            raise DagError(f"{path}: {_describe(exc, data)}") from None
+        try:
+            return cls.from_records(parsed.nodes, parsed.edges, parsed.metadata)
+        except DagError as exc:
+            raise DagError(f"{path}: {exc}", exc.ids) from None
+
+    def to_json(self, path: str | Path) -> None:
+        """Write the JSON form atomically (temp file + rename)."""
+        document = DagFile(
+            metadata=self.metadata,
+            nodes=list(self._nodes.values()),
+            edges=list(self._graph.edges),
+        )
+        atomic_write_text(Path(path), document.model_dump_json(indent=1))
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self._nodes
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self._nodes.values())
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The structure (ids only). Do not mutate it."""
+        return self._graph
+
+    @property
+    def edges(self) -> list[tuple[str, str]]:
+        return list(self._graph.edges)
+
+    def node(self, node_id: str) -> Node:
+        try:
+            return self._nodes[node_id]
+        except KeyError:
+            raise DagError(f"unknown node id {node_id!r}", [node_id]) from None
+
+    def src(self, node_id: str) -> list[str]:
+        """The inputs of the step that produced `node_id`."""
+        self.node(node_id)
+        return list(self._graph.predecessors(node_id))
+
+    def outputs(self, node_id: str) -> list[str]:
+        self.node(node_id)
+        return list(self._graph.successors(node_id))
+
+    @property
+    def roots(self) -> frozenset[str]:
+        """Nodes with no inputs: the source material."""
+        return self._roots
+
+    def is_root(self, node_id: str) -> bool:
+        return node_id in self._roots
+
+    @property
+    def sinks(self) -> list[str]:
+        return list(self._sinks)
+
+    @property
+    def terminal(self) -> str:
+        """The unique node with no outputs; an error naming the sinks when there are several."""
+        if len(self._sinks) != 1:
+            raise DagError(
+                f"the DAG has {len(self._sinks)} terminal nodes, choose one with --terminal: "
+                f"{_named(self._sinks)}",
+                self._sinks,
+            )
+        return self._sinks[0]
+
+    def resolve_terminal(self, terminal: str | None) -> str:
+        if terminal is None:
+            return self.terminal
+        self.node(terminal)
+        return terminal
+
+    def stage(self, node_id: str) -> int:
+        return self.node(node_id).stage
+
+    def sentences(self, node_id: str) -> list[Sentence]:
+        """The node's sentences with stable ids `<node id>#<n>`, split on first use only."""
+        cached = self._sentences.get(node_id)
+        if cached is None:
+            text = self.node(node_id).text
+            cached = [
+                Sentence(id=f"{node_id}#{i}", node_id=node_id, index=i, text=s)
+                for i, s in enumerate(split_sentences(text))
+            ]
+            self._sentences[node_id] = cached
+        return cached
+
+    @property
+    def split_count(self) -> int:
+        """How many nodes have been split into sentences so far (nodes actually read)."""
+        return len(self._sentences)
+
+    def stages(self) -> dict[int, int]:
+        """Node count per stage, for summaries."""
+        counts: dict[int, int] = {}
+        for node in self._nodes.values():
+            counts[node.stage] = counts.get(node.stage, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+def _parse_node(record: Mapping[str, Any], position: int) -> Node:
+    try:
+        return Node.model_validate(record)
+    except ValidationError as exc:
+        node_id = record.get("id", f"#{position}") if isinstance(record, Mapping) else f"#{position}"
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise DagError(f"node {node_id!r}: {problems}", [str(node_id)]) from None
+
+
+def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
+    """Name the node id (not just the list index) behind each validation problem."""
+    problems = []
+    for error in exc.errors()[:_SHOWN_IDS]:
+        loc = list(error["loc"])
+        where = ".".join(map(str, loc))
+        if len(loc) >= 2 and loc[0] == "nodes" and isinstance(loc[1], int):
+            node = data["nodes"][loc[1]]
+            if isinstance(node, dict) and "id" in node:
+                where = f"node {node['id']!r} ({where})"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)

