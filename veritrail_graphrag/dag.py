@@ -111,8 +111,7 @@ class DAG:
         decreasing = [f"{u} -> {v}" for u, v in graph.edges if table[v].stage < table[u].stage]
         if decreasing:
             raise DagError(
-                f"stage decreases along edges (stage(target) must be >= stage(source)): "
-                f"{_named(decreasing)}",
+                f"stage decreases along edges (stage(target) must be >= stage(source)): {_named(decreasing)}",
                 decreasing,
             )
         if not nx.is_directed_acyclic_graph(graph):
@@ -141,7 +140,11 @@ class DAG:
                 f"{FORMAT_NAME!r} <= {FORMAT_VERSION}"
             )
         try:
-            parsed = DagFile.model_validate({**data, "edges": data.get("edges", [])})
+            edges = [_edge_pair(edge, i) for i, edge in enumerate(data.get("edges") or [])]
+        except DagError as exc:
+            raise DagError(f"{path}: {exc}") from None
+        try:
+            parsed = DagFile.model_validate({**data, "edges": edges})
         except ValidationError as exc:
             raise DagError(f"{path}: {_describe(exc, data)}") from None
         try:
@@ -208,8 +211,7 @@ class DAG:
         """The unique node with no outputs; an error naming the sinks when there are several."""
         if len(self._sinks) != 1:
             raise DagError(
-                f"the DAG has {len(self._sinks)} terminal nodes, choose one with --terminal: "
-                f"{_named(self._sinks)}",
+                f"the DAG has {len(self._sinks)} terminal nodes, choose one with --terminal: {_named(self._sinks)}",
                 self._sinks,
             )
         return self._sinks[0]

@@ -30,3 +30,24 @@ class AdapterError(VeriTrailError):
 
 class ClaimsError(VeriTrailError):
     """A claims file is malformed; names the file and the entry."""
+
+
+class LLMError(VeriTrailError):
+    """A language-model call failed for good: names the call kind and the claim it served."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        call_kind: str | None = None,
+        claim_id: str | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.call_kind = call_kind
+        self.claim_id = claim_id
+        self.status_code = status_code
+
+
+class LLMConfigError(LLMError):
+    """The model settings are incomplete or contradictory; names the setting and where it came from."""

@@ -6,12 +6,12 @@ the test oracle.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     FULLY_SUPPORTED = "Fully Supported"
     NOT_FULLY_SUPPORTED = "Not Fully Supported"
     INCONCLUSIVE = "Inconclusive"
@@ -39,11 +39,20 @@ class Sentence(BaseModel):
 
 
 class Excerpt(BaseModel):
-    """Verdict input for one node: a root's full text, or the Evidence Selection summary otherwise."""
+    """Verdict input: a root's full text, or an Evidence Selection summary otherwise.
+
+    One summary can describe evidence from several nodes of the same prompt; it is then given once,
+    and `covers` lists every node it stands for (node_id first).
+    """
 
     node_id: str
     text: str
     is_root: bool
+    covers: list[str] = Field(default_factory=list)
+
+    @property
+    def nodes(self) -> list[str]:
+        return self.covers or [self.node_id]
 
 
 class EvidenceSelection(BaseModel):
@@ -55,8 +64,12 @@ class EvidenceSelection(BaseModel):
 
 
 class VerdictResult(BaseModel):
+    """A verdict with its reasoning; `score` (0-1, belief that the claim is supported) when the
+    verifier can give one, for AUROC and confidence."""
+
     verdict: Verdict
     reasoning: str = ""
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class TrailConfig(BaseModel):

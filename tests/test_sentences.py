@@ -1,0 +1,63 @@
+"""Sentence splitting works offline with NLTK's trained Punkt parameters."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from veritrail_graphrag.sentences import punkt_tokenizer, split_sentences
+
+
+def test_abbreviations_do_not_split() -> None:
+    text = "Dr. Smith met Mr. Jones on Jan. 5 in Washington. They talked for an hour. The U.S. team won."
+    assert split_sentences(text) == [
+        "Dr. Smith met Mr. Jones on Jan. 5 in Washington.",
+        "They talked for an hour.",
+        "The U.S. team won.",
+    ]
+
+
+def test_untrained_punkt_would_have_split_here() -> None:
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    text = "Dr. Smith arrived on Jan. 5."
+    assert len(PunktSentenceTokenizer().tokenize(text)) > 1
+    assert len(punkt_tokenizer().tokenize(text)) == 1
+
+
+def test_markdown_headings_and_list_items_are_sentences() -> None:
+    report = (
+        "# Scrooge and Marley\n\n"
+        "The community centres on Ebenezer Scrooge. He runs a counting-house.\n\n"
+        "## Key findings\n"
+        "- Scrooge is a miser. He refuses charity.\n"
+        "- Marley's ghost\n  visits on Christmas Eve.\n"
+        "1. First numbered point.\n"
+    )
+    assert split_sentences(report) == [
+        "# Scrooge and Marley",
+        "The community centres on Ebenezer Scrooge.",
+        "He runs a counting-house.",
+        "## Key findings",
+        "- Scrooge is a miser.",
+        "He refuses charity.",
+        "- Marley's ghost visits on Christmas Eve.",
+        "1. First numbered point.",
+    ]
+
+
+def test_table_rows_are_kept_whole_and_rules_dropped() -> None:
+    assert split_sentences("| a | b |\n|---|---|\n| 1. x | 2 |") == ["| a | b |", "| 1. x | 2 |"]
+
+
+def test_works_without_nltk_data_or_network(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import nltk, socket\n"
+        "nltk.data.path[:] = []\n"
+        "socket.socket = None\n"
+        "from veritrail_graphrag.sentences import split_sentences\n"
+        "print(len(split_sentences('Prof. X left at 5 p.m. today. Then he slept.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"NLTK_DATA": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "2"

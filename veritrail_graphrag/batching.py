@@ -1,0 +1,29 @@
+"""Packing sentences into Evidence Selection prompts of bounded size."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from veritrail_graphrag.models import Sentence
+
+
+def pack_nodes(nodes: Sequence[Sequence[Sentence]], limit: int) -> list[list[Sentence]]:
+    """Greedy packing that keeps a node's sentences in one prompt whenever the node fits in one.
+
+    A node is only split when it alone is longer than `limit`; keeping nodes whole lets the model
+    read each sentence in its own context.
+    """
+    batches: list[list[Sentence]] = []
+    current: list[Sentence] = []
+    for sentences in nodes:
+        if len(current) + len(sentences) > limit and current and len(sentences) <= limit:
+            batches.append(current)
+            current = []
+        for sentence in sentences:
+            if len(current) == limit:
+                batches.append(current)
+                current = []
+            current.append(sentence)
+    if current:
+        batches.append(current)
+    return batches

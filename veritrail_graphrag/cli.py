@@ -1,0 +1,113 @@
+"""The `veritrail` command. Tables go to stdout; progress and errors go to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from veritrail_graphrag import __version__
+from veritrail_graphrag.claims import load_claims, sentence_claims
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.models import Claim, TrailConfig, Verdict
+from veritrail_graphrag.report import AuditReport, claims_table, summarize
+from veritrail_graphrag.trail import ClaimResult
+from veritrail_graphrag.verifiers.registry import VERIFIERS, make_verifier
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Trace the claims of a multi-step LLM pipeline's output back to its source (VeriTrail).",
+)
+stdout = Console()
+stderr = Console(stderr=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    stderr.print(f"[red]error:[/red] {message}", highlight=False)
+    return typer.Exit(code=2)
+
+
+async def _run_claims(engine: VeriTrail, dag: DAG, claims: list[Claim], terminal: str) -> list[ClaimResult]:
+    with Progress(
+        TextColumn("verifying claims"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+        disable=len(claims) < 2,
+    ) as progress:
+        task = progress.add_task("claims", total=len(claims))
+        return await engine.averify_many(dag, claims, terminal, on_result=lambda _: progress.advance(task))
+
+
+@app.command()
+def verify(
+    dag_path: Annotated[Path, typer.Argument(metavar="DAG.json", help="A DAG in veritrail's JSON format.")],
+    claims_path: Annotated[
+        Path | None,
+        typer.Option("--claims", help="JSON list of {id, text} claims (default: the terminal's sentences)."),
+    ] = None,
+    claim: Annotated[list[str] | None, typer.Option("--claim", help="A claim to verify (repeatable).")] = None,
+    terminal: Annotated[str | None, typer.Option(help="Node to verify (default: the DAG's unique sink).")] = None,
+    q: Annotated[
+        int, typer.Option("--q", min=1, help="Consecutive Not Fully Supported verdicts that end a claim.")
+    ] = 1,
+    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
+    out: Annotated[Path | None, typer.Option(help="Report path (default: <DAG>.report.json beside the DAG).")] = None,
+    max_sentences_per_prompt: Annotated[int, typer.Option(min=1)] = 40,
+    concurrency: Annotated[int, typer.Option(min=1)] = 16,
+    fail_on_unsupported: Annotated[
+        bool, typer.Option(help="Exit with code 1 when any claim is not Fully Supported (for CI gates).")
+    ] = False,
+) -> None:
+    """Verify claims against a DAG and write a JSON report (atomically)."""
+    try:
+        dag = DAG.from_json(dag_path)
+        start = dag.resolve_terminal(terminal)
+        if claims_path is not None and claim:
+            raise _fail("give either --claims or --claim, not both")
+        if claims_path is not None:
+            claims = load_claims(claims_path)
+        elif claim:
+            claims = [Claim(id=f"claim-{i + 1}", text=text) for i, text in enumerate(claim)]
+        else:
+            claims = sentence_claims(dag, start)
+        if not claims:
+            raise _fail(f"no claims: the terminal {start!r} has no sentence with verifiable content")
+        config = TrailConfig(q=q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
+        engine = VeriTrail(make_verifier(verifier), config)
+        results = asyncio.run(_run_claims(engine, dag, claims, start))
+    except (VeriTrailError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+
+    report = AuditReport(
+        tool_version=__version__,
+        source=str(dag_path),
+        terminal=start,
+        verifier=verifier,
+        config=config,
+        dag_metadata=dag.metadata,
+        summary=summarize(results, len(dag)),
+        results=results,
+    )
+    target = out or dag_path.with_name(dag_path.stem + ".report.json")
+    report.save(target)
+    stdout.print(claims_table(report))
+    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
+    stdout.print(f"{counts}. Report: {target}", highlight=False)
+    if fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in results):
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    stdout.print(__version__)

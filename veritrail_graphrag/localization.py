@@ -1,0 +1,35 @@
+"""Error-stage localization for Not Fully Supported claims (METHOD.md section 4). Pure logic."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.trail import Iteration
+
+
+def error_stages(
+    final: Verdict,
+    iterations: Sequence[Iteration],
+    terminal_stage: int,
+    stage_of: Callable[[str], int],
+    is_root: Callable[[str], bool],
+) -> tuple[list[int] | None, str]:
+    """Return (stages, explanation). [] for supported/inconclusive claims; None when unnameable."""
+    if final is not Verdict.NOT_FULLY_SUPPORTED:
+        return [], ""
+    last_supported = next((it for it in reversed(iterations) if it.verdict is Verdict.FULLY_SUPPORTED), None)
+    if last_supported is not None:
+        stages = sorted({stage_of(n) for n in last_supported.nodes_with_evidence if not is_root(n)})
+        if stages:
+            return stages, (
+                f"iteration {last_supported.index} was the last Fully Supported one; its evidence came "
+                f"from non-root nodes at stage(s) {', '.join(map(str, stages))}"
+            )
+        return None, (
+            f"iteration {last_supported.index} was Fully Supported on root evidence only, so no "
+            "intermediate stage can be blamed"
+        )
+    if all(it.verdict is Verdict.NOT_FULLY_SUPPORTED for it in iterations):
+        return [terminal_stage], "no intermediate output supported the claim: it first appears in the terminal"
+    return None, "no iteration was Fully Supported and some were Inconclusive: no stage can be named"

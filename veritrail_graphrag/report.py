@@ -1,0 +1,144 @@
+"""The audit report: a pydantic model (the JSON file) and its renderings (terminal table, markdown).
+
+Computing lives in the engine; this module only counts and renders.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+from rich.table import Table
+
+from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.models import TrailConfig, Verdict
+from veritrail_graphrag.trail import ClaimResult
+
+REPORT_VERSION = 1
+
+
+class Summary(BaseModel):
+    claims: int
+    verdicts: dict[str, int]
+    error_stages: dict[str, int] = Field(description="Not Fully Supported claims naming each stage")
+    unlocalized: int = Field(description="Not Fully Supported claims for which no stage can be named")
+    nodes_in_dag: int
+    nodes_read: int = Field(description="distinct nodes read over all claims")
+    mean_nodes_read_per_claim: float
+
+
+class AuditReport(BaseModel):
+    report_version: int = REPORT_VERSION
+    tool: str = "veritrail-graphrag"
+    tool_version: str
+    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    source: str
+    terminal: str
+    verifier: str
+    config: TrailConfig
+    dag_metadata: dict[str, Any] = Field(default_factory=dict)
+    summary: Summary
+    results: list[ClaimResult]
+
+    def save(self, path: Path) -> None:
+        atomic_write_text(path, self.model_dump_json(indent=2))
+
+
+def summarize(results: list[ClaimResult], nodes_in_dag: int) -> Summary:
+    verdicts = Counter(r.verdict.value for r in results)
+    stages: Counter[str] = Counter()
+    unlocalized = 0
+    for result in results:
+        if result.verdict is Verdict.NOT_FULLY_SUPPORTED:
+            if result.error_stages is None:
+                unlocalized += 1
+            else:
+                stages.update(str(s) for s in result.error_stages)
+    read = {n for r in results for it in r.iterations for n in it.checked}
+    return Summary(
+        claims=len(results),
+        verdicts={v.value: verdicts.get(v.value, 0) for v in Verdict},
+        error_stages=dict(sorted(stages.items(), key=lambda kv: int(kv[0]))),
+        unlocalized=unlocalized,
+        nodes_in_dag=nodes_in_dag,
+        nodes_read=len(read),
+        mean_nodes_read_per_claim=round(sum(r.nodes_read for r in results) / len(results), 2) if results else 0.0,
+    )
+
+
+_STYLE = {
+    Verdict.FULLY_SUPPORTED: "green",
+    Verdict.NOT_FULLY_SUPPORTED: "red",
+    Verdict.INCONCLUSIVE: "yellow",
+}
+
+
+def _stages_cell(result: ClaimResult) -> str:
+    if result.verdict is not Verdict.NOT_FULLY_SUPPORTED:
+        return ""
+    if result.error_stages is None:
+        return "unknown"
+    return ", ".join(map(str, result.error_stages))
+
+
+def _trail_cell(result: ClaimResult) -> str:
+    return " <- ".join(",".join(it.nodes_with_evidence) or "-" for it in result.iterations)
+
+
+def claims_table(report: AuditReport, width: int = 70) -> Table:
+    table = Table(title=f"{report.summary.claims} claims, terminal {report.terminal}", expand=False)
+    table.add_column("claim", overflow="fold", max_width=width)
+    table.add_column("verdict")
+    table.add_column("error stage")
+    table.add_column("evidence trail (nodes per iteration)", overflow="fold", max_width=width)
+    for result in report.results:
+        table.add_row(
+            f"[dim]{result.claim.id}[/dim] {result.claim.text}",
+            f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
+            _stages_cell(result),
+            _trail_cell(result),
+        )
+    return table
+
+
+def render_markdown(report: AuditReport) -> str:
+    s = report.summary
+    lines = [
+        f"# VeriTrail audit of `{report.source}`",
+        "",
+        f"Terminal `{report.terminal}`, verifier `{report.verifier}`, q={report.config.q}, {report.created}.",
+        "",
+        "| verdict | claims |",
+        "|---|---|",
+        *(f"| {v} | {n} |" for v, n in s.verdicts.items()),
+        "",
+        f"Nodes read: {s.nodes_read} of {s.nodes_in_dag} ({s.mean_nodes_read_per_claim} per claim on average).",
+        "",
+    ]
+    if s.error_stages or s.unlocalized:
+        lines += ["## Where unsupported claims were introduced", "", "| stage | claims |", "|---|---|"]
+        lines += [f"| {stage} | {n} |" for stage, n in s.error_stages.items()]
+        if s.unlocalized:
+            lines.append(f"| no stage can be named | {s.unlocalized} |")
+        lines.append("")
+    unsupported = [r for r in report.results if r.verdict is not Verdict.FULLY_SUPPORTED]
+    if unsupported:
+        lines += ["## Claims that are not fully supported", ""]
+    for r in unsupported:
+        lines += [
+            f"### `{r.claim.id}`: {r.verdict.value}",
+            "",
+            f"> {r.claim.text}",
+            "",
+            f"- Error stage(s): {_stages_cell(r) or 'n/a'}. {r.error_note}".rstrip(),
+            f"- Interim verdicts: {', '.join(v.value for v in r.interim_verdicts)}",
+            f"- Reasoning: {r.reasoning}",
+        ]
+        for it in r.iterations:
+            evidence = "; ".join(f"`{e.id}` {e.text}" for e in it.evidence[:5]) or "none"
+            lines.append(f"- Iteration {it.index} ({it.verdict.value}), checked {len(it.checked)} node(s): {evidence}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""What verification of one claim returns: the evidence trail, interim verdicts and error stages."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, computed_field
+
+from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
+
+
+class StopReason(StrEnum):
+    """Why the traversal ended (METHOD.md section 3, step 5)."""
+
+    ROOTS_REACHED = "roots_reached"
+    NO_CANDIDATES = "no_candidates"
+    NOT_SUPPORTED_LIMIT = "q_reached"
+
+
+class BatchRecord(BaseModel):
+    """One Evidence Selection prompt: which sentences it showed and what came back."""
+
+    node_ids: list[str]
+    sentence_ids: list[str]
+    selected: list[str]
+    context: list[str]
+    discarded: list[str] = Field(default_factory=list, description="ids returned but never assigned")
+    summary: str = ""
+    reselection: bool = False
+
+
+class Iteration(BaseModel):
+    index: int
+    checked: list[str] = Field(description="node ids read by Evidence Selection in this iteration")
+    carried_roots: list[str] = Field(default_factory=list, description="roots not re-read; evidence carried")
+    nodes_with_evidence: list[str]
+    evidence: list[Sentence]
+    context: list[Sentence] = Field(default_factory=list)
+    batches: list[BatchRecord] = Field(default_factory=list)
+    excerpts: list[Excerpt] = Field(default_factory=list, description="the Verdict Generation input")
+    reselections: int = 0
+    omitted_from_verdict: list[str] = Field(default_factory=list)
+    verdict: Verdict
+    reasoning: str = ""
+    score: float | None = None
+
+
+class ClaimResult(BaseModel):
+    claim: Claim
+    terminal: str
+    verdict: Verdict
+    reasoning: str
+    score: float | None = None
+    error_stages: list[int] | None = Field(
+        description="[] when supported or inconclusive; None when no stage can be named"
+    )
+    error_note: str = ""
+    stop_reason: StopReason
+    iterations: list[Iteration]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def interim_verdicts(self) -> list[Verdict]:
+        return [it.verdict for it in self.iterations]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def nodes_read(self) -> int:
+        """Distinct nodes split and shown to Evidence Selection for this claim."""
+        return sum(len(it.checked) for it in self.iterations)
