@@ -1,0 +1,44 @@
+"""The offline lexical verifier: VeriTrail's three verifier steps with no model and no network.
+
+It exists so that the CLI does real work out of the box (on a laptop, in CI, on data that may not
+leave the machine) and so that a run can be triaged before paying for an LLM judge.
+"""
+
+from __future__ import annotations
+
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
+from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical_decompose import decompose_claim
+from veritrail_graphrag.verifiers.lexical_judge import judge_claim
+from veritrail_graphrag.verifiers.lexical_select import select_sentences
+
+__all__ = ["LexicalConfig", "LexicalVerifier"]
+
+
+class LexicalVerifier:
+    """A `Verifier` built from word overlap: BM25 selection, coverage-based verdicts.
+
+    This is a triage tool, not a replacement for an LLM judge. It sees which words, numbers and
+    names of a claim the evidence contains, and catches changed numbers and flipped negations
+    near matched words; it cannot see paraphrase, swapped roles ("A sold to B" vs "B sold to A"),
+    antonyms or reasoning across sentences. Use its scores to rank claims for review, and its
+    Not Fully Supported verdicts as "look here first", never as proof.
+
+    Deterministic, synchronous inside (the methods are `async` only to satisfy the protocol) and
+    fast: one 40-sentence batch takes about a millisecond.
+    """
+
+    def __init__(self, config: LexicalConfig | None = None) -> None:
+        self.config = config or LexicalConfig()
+
+    async def decompose(self, claim_text: str) -> list[str]:
+        """Split with rules; the claim comes back whole when no rule applies safely."""
+        return decompose_claim(claim_text)
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        """Rank the batch with BM25 against the claim and each sub-claim, keep what overlaps."""
+        return select_sentences(claim, sentences, self.config)
+
+    async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
+        """Verdict from how much of the claim the excerpts cover, minus contradictions."""
+        return judge_claim(claim.text, [excerpt.text for excerpt in excerpts], self.config)

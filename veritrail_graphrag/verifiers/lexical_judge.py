@@ -1,0 +1,223 @@
+"""The lexical verdict: how much of a claim the evidence covers, and what contradicts it.
+
+Coverage alone cannot see the two cheapest hallucinations, a changed number and a dropped or
+added "not", because the changed sentence shares almost every word with its source. So both are
+checked explicitly and subtracted from the score, and the reasoning names the figures, so that a
+reviewer can tell at a glance whether the flag is worth a closer look.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from veritrail_graphrag.models import Verdict, VerdictResult
+from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical_text import Term, TextTerms, analyze, fuzzy_equal
+
+_ROLE_WINDOW = 3
+"""How many terms on each side of a number describe its role ("revenue ... 2019", "5 employees")."""
+_SHOWN = 8
+
+
+@dataclass
+class _Evidence:
+    """Every excerpt's terms pooled: a claim may be supported by several nodes together."""
+
+    keys: set[str] = field(default_factory=set)
+    lowercase: set[str] = field(default_factory=set)
+    acronyms: set[str] = field(default_factory=set)
+    by_prefix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    negations: dict[str, list[tuple[int, int | None]]] = field(default_factory=lambda: defaultdict(list))
+    numbers: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
+    scopes: dict[tuple[int, int], set[str]] = field(default_factory=lambda: defaultdict(set))
+
+    def add(self, excerpt: int, text: TextTerms) -> None:
+        for term in text.terms:
+            if term.kind == "word" and len(term.key) >= 5 and term.key not in self.by_prefix[term.key[:5]]:
+                self.by_prefix[term.key[:5]].append(term.key)
+            self.keys.add(term.key)
+            self.negations[term.key].append((excerpt, term.negation))
+            if term.negation is not None:
+                self.scopes[(excerpt, term.negation)].add(term.key)
+        self.numbers.extend(
+            (term.key, term.surface, _role(text.terms, term)) for term in text.terms if term.kind == "number"
+        )
+        self.lowercase |= text.lowercase_keys
+        self.acronyms |= text.acronyms
+
+    def match(self, term: Term) -> str | None:
+        """The evidence key that stands for the claim term, if any."""
+        if term.key in self.keys:
+            return term.key
+        if term.kind == "name" and term.key in self.acronyms:
+            return term.key
+        if term.kind == "word" and len(term.key) >= 5:
+            for candidate in self.by_prefix.get(term.key[:5], ()):
+                if fuzzy_equal(term.key, candidate):
+                    return candidate
+        return None
+
+
+def _role(terms: Sequence[Term], number: Term) -> frozenset[str]:
+    low, high = number.position - _ROLE_WINDOW, number.position + _ROLE_WINDOW
+    return frozenset(
+        t.key for t in terms[max(0, low) : high + 1] if t.sentence == number.sentence and t.kind != "number"
+    )
+
+
+@dataclass
+class _Assessment:
+    total: int = 0
+    covered: int = 0
+    weight: float = 0.0
+    covered_weight: float = 0.0
+    missing: list[str] = field(default_factory=list)
+    missing_names: int = 0
+    missing_numbers: int = 0
+    number_mismatches: list[str] = field(default_factory=list)
+    negation_mismatches: list[str] = field(default_factory=list)
+
+
+def _distinct_terms(claim: TextTerms, evidence: _Evidence) -> list[Term]:
+    """One term per key; a sentence-initial capitalized word counts as a name unless someone
+    writes it in lowercase, since "Microsoft acquired ..." starts with a name and "Revenue
+    grew ..." does not."""
+    seen: dict[str, Term] = {}
+    common_words = evidence.lowercase | claim.lowercase_keys
+    for term in claim.terms:
+        if term.key in seen:
+            continue
+        if term.initial_capital and term.key not in common_words:
+            term = Term(term.key, term.surface, "name", term.sentence, term.position, term.negation, False)
+        seen[term.key] = term
+    return list(seen.values())
+
+
+def _run_covered(claim: TextTerms, evidence: _Evidence) -> set[int]:
+    """Positions of claim names whose acronym the evidence uses ("United Nations" vs "UN")."""
+    return {position for initials, positions in claim.runs if initials in evidence.keys for position in positions}
+
+
+def _negation_mismatches(claim: TextTerms, evidence: _Evidence, matched: dict[str, str]) -> list[str]:
+    """Negations on one side only. The claim side looks at the word a cue governs (the first
+    content word after it); the evidence side needs a negated evidence clause that holds at least
+    two of the claim's words, because a long root negates some word of the claim somewhere."""
+    found: list[str] = []
+    heads: dict[int, Term] = {}
+    for term in claim.terms:
+        if term.negation is not None:
+            heads.setdefault(term.negation, term)
+    for scope, head in heads.items():
+        evidence_key = matched.get(head.key)
+        if evidence_key and not any(n is not None for _, n in evidence.negations[evidence_key]):
+            cue = claim.negations[scope]
+            found.append(f"claim says '{cue} {head.surface}', evidence does not negate it")
+    negated_in_claim = {t.key for t in claim.terms if t.negation is not None}
+    shared = set(matched.values())
+    flagged: set[tuple[int, int]] = set()
+    for term in claim.terms:
+        evidence_key = matched.get(term.key)
+        if evidence_key is None or term.key in negated_in_claim:
+            continue
+        occurrences = evidence.negations[evidence_key]
+        excerpt, scope = occurrences[0]
+        if scope is None or any(n is None for _, n in occurrences):
+            continue
+        if (excerpt, scope) not in flagged and len(evidence.scopes[(excerpt, scope)] & shared) >= 2:
+            flagged.add((excerpt, scope))
+            found.append(f"evidence negates '{term.surface}', claim does not")
+    return found
+
+
+def _number_conflict(claim: TextTerms, number: Term, evidence: _Evidence) -> str | None:
+    """The evidence number in the same role as a claim number the evidence lacks, if any."""
+    role = _role(claim.terms, number)
+    best: tuple[int, str] | None = None
+    for key, surface, context in evidence.numbers:
+        overlap = len(role & context)
+        if key != number.key and overlap and (best is None or overlap > best[0]):
+            best = (overlap, surface)
+    return None if best is None else f"claim {number.surface} vs evidence {best[1]}"
+
+
+def _assess(claim: TextTerms, evidence: _Evidence, config: LexicalConfig) -> _Assessment:
+    result = _Assessment()
+    via_acronym = _run_covered(claim, evidence)
+    matched: dict[str, str] = {}
+    for term in _distinct_terms(claim, evidence):
+        weight = {"name": config.name_weight, "number": config.number_weight}.get(term.kind, 1.0)
+        result.total += 1
+        result.weight += weight
+        hit = evidence.match(term)
+        if hit is None and term.position in via_acronym:
+            hit = term.key
+        if hit is not None:
+            result.covered += 1
+            result.covered_weight += weight
+            if term.kind != "number" and hit in evidence.negations:
+                matched[term.key] = hit
+            continue
+        result.missing.append(term.surface)
+        if term.kind == "name":
+            result.missing_names += 1
+        elif term.kind == "number":
+            conflict = _number_conflict(claim, term, evidence)
+            if conflict:
+                result.number_mismatches.append(conflict)
+            else:
+                result.missing_numbers += 1
+    result.negation_mismatches = _negation_mismatches(claim, evidence, matched)
+    return result
+
+
+def _score(assessment: _Assessment, config: LexicalConfig) -> float:
+    coverage = assessment.covered_weight / assessment.weight
+    penalty = (
+        config.missing_name_penalty * assessment.missing_names
+        + config.missing_number_penalty * assessment.missing_numbers
+        + config.number_mismatch_penalty * len(assessment.number_mismatches)
+        + config.negation_mismatch_penalty * len(assessment.negation_mismatches)
+    )
+    return round(min(1.0, max(0.0, coverage - penalty)), 4)
+
+
+def _reasoning(assessment: _Assessment, score: float) -> str:
+    parts = [f"covers {assessment.covered}/{assessment.total} content terms"]
+    if assessment.missing:
+        shown = ", ".join(f"'{m}'" for m in assessment.missing[:_SHOWN])
+        more = len(assessment.missing) - _SHOWN
+        parts.append(f"missing: {shown}" + (f" and {more} more" if more > 0 else ""))
+    if assessment.number_mismatches:
+        parts.append("number mismatch: " + "; ".join(assessment.number_mismatches))
+    if assessment.negation_mismatches:
+        parts.append("negation mismatch: " + "; ".join(assessment.negation_mismatches))
+    parts.append(f"score {score:.2f}")
+    return "; ".join(parts)
+
+
+def judge_claim(claim_text: str, evidence_texts: Sequence[str], config: LexicalConfig) -> VerdictResult:
+    """Score how well the pooled evidence texts cover the claim and turn it into a verdict."""
+    texts = [text for text in evidence_texts if text.strip()]
+    if not texts:
+        return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="no evidence to check against", score=0.0)
+    claim = analyze(claim_text)
+    if not claim.terms:
+        return VerdictResult(
+            verdict=Verdict.INCONCLUSIVE,
+            reasoning="the claim has no content words, numbers or names to check",
+            score=0.5,
+        )
+    evidence = _Evidence()
+    for index, text in enumerate(texts):
+        evidence.add(index, analyze(text))
+    assessment = _assess(claim, evidence, config)
+    score = _score(assessment, config)
+    if score >= config.supported_threshold:
+        verdict = Verdict.FULLY_SUPPORTED
+    elif score < config.unsupported_threshold:
+        verdict = Verdict.NOT_FULLY_SUPPORTED
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    return VerdictResult(verdict=verdict, reasoning=_reasoning(assessment, score), score=score)

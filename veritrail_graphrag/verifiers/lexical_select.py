@@ -1,0 +1,93 @@
+"""Lexical Evidence Selection: BM25 over one batch of sentences, then a content-overlap check.
+
+The batch itself is the BM25 corpus, so inverse document frequencies say which claim words are
+distinctive *in this node's neighbourhood* ("agent" in a sales transcript is not). BM25 alone
+always ranks something first, so a sentence must also share enough content terms with the claim
+or one of its sub-claims; a sub-claim is queried separately because a sentence backing only one
+part of a compound claim shares too little with the whole.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import bm25s
+
+from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence
+from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical_text import TextTerms, analyze, fuzzy_equal
+
+PRONOUNS = frozenset("he she it they this these that those his her its their him them such we our".split())
+"""Opening words that point back to the previous sentence, whose text the verdict then needs."""
+
+
+def _overlap(query: Sequence[str], sentence: frozenset[str]) -> int:
+    """Distinct query terms found in the sentence, counting close derivations as found."""
+    count = 0
+    for key in query:
+        if key in sentence or (len(key) >= 5 and not key.isdigit() and any(fuzzy_equal(key, k) for k in sentence)):
+            count += 1
+    return count
+
+
+def _query(text: str) -> list[str]:
+    return list(dict.fromkeys(analyze(text).keys))
+
+
+def _selected_indices(queries: Sequence[list[str]], sentences: Sequence[TextTerms], config: LexicalConfig) -> set[int]:
+    documents = [s.keys for s in sentences]
+    if not any(documents):
+        return set()
+    index = bm25s.BM25()
+    index.index(documents, show_progress=False)
+    key_sets = [s.key_set for s in sentences]
+    chosen: set[int] = set()
+    for query in queries:
+        known = [key for key in query if key in index.vocab_dict]
+        if not known:
+            continue
+        scores = index.get_scores(known)
+        best = float(scores.max())
+        if best <= 0.0:
+            continue
+        needed = min(len(query), max(config.min_overlap, math.ceil(config.min_overlap_fraction * len(query))))
+        for position, score in enumerate(scores):
+            if position in chosen or float(score) < config.min_relative_bm25 * best:
+                continue
+            if _overlap(query, key_sets[position]) >= needed:
+                chosen.add(position)
+    return chosen
+
+
+def _starts_with_pronoun(text: str) -> bool:
+    words = text.split(maxsplit=1)
+    return bool(words) and words[0].strip(".,;:!?\"'()").lower() in PRONOUNS
+
+
+def select_sentences(claim: Claim, sentences: Sequence[Sentence], config: LexicalConfig) -> EvidenceSelection:
+    """Select the batch's sentences that share enough with the claim or a sub-claim.
+
+    Context ids are only ever the previous sentence of the same node and only when it is in the
+    batch, so every returned id was assigned by the engine. The summary carries the context
+    sentences too: for a non-root node the summary is all the verdict step sees, and "It acquired
+    GitHub" says nothing without the sentence naming "it".
+    """
+    if not sentences:
+        return EvidenceSelection()
+    queries = [q for q in (_query(text) for text in (claim.text, *claim.sub_claims)) if q]
+    chosen = _selected_indices(queries, [analyze(s.text) for s in sentences], config)
+    by_place = {(s.node_id, s.index): position for position, s in enumerate(sentences)}
+    context: set[int] = set()
+    for position in chosen:
+        sentence = sentences[position]
+        if _starts_with_pronoun(sentence.text):
+            previous = by_place.get((sentence.node_id, sentence.index - 1))
+            if previous is not None and previous not in chosen:
+                context.add(previous)
+    ordered = sorted(chosen | context)
+    return EvidenceSelection(
+        selected=list(dict.fromkeys(sentences[p].id for p in sorted(chosen))),
+        context=list(dict.fromkeys(sentences[p].id for p in sorted(context))),
+        summary=" ".join(sentences[p].text.strip() for p in ordered),
+    )
