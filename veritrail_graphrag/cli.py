@@ -11,13 +11,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from veritrail_graphrag import __version__
+from veritrail_graphrag.audit import run_audit
 from veritrail_graphrag.claims import load_claims, sentence_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import VeriTrailError
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
-from veritrail_graphrag.report import AuditReport, claims_table, summarize
-from veritrail_graphrag.trail import ClaimResult
+from veritrail_graphrag.report import claims_table
 from veritrail_graphrag.verifiers.registry import VERIFIERS, make_verifier
 
 app = typer.Typer(
@@ -30,22 +30,20 @@ stderr = Console(stderr=True)
 
 
 def _fail(message: str) -> typer.Exit:
-    stderr.print(f"[red]error:[/red] {message}", highlight=False)
+    stderr.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
 
 
-async def _run_claims(engine: VeriTrail, dag: DAG, claims: list[Claim], terminal: str) -> list[ClaimResult]:
-    with Progress(
+def _progress(total: int) -> Progress:
+    return Progress(
         TextColumn("verifying claims"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=stderr,
         transient=True,
-        disable=len(claims) < 2,
-    ) as progress:
-        task = progress.add_task("claims", total=len(claims))
-        return await engine.averify_many(dag, claims, terminal, on_result=lambda _: progress.advance(task))
+        disable=total < 2,
+    )
 
 
 @app.command()
@@ -64,6 +62,9 @@ def verify(
     out: Annotated[Path | None, typer.Option(help="Report path (default: <DAG>.report.json beside the DAG).")] = None,
     max_sentences_per_prompt: Annotated[int, typer.Option(min=1)] = 40,
     concurrency: Annotated[int, typer.Option(min=1)] = 16,
+    resume: Annotated[
+        bool, typer.Option(help="Reuse claims finished by an interrupted run with the same inputs.")
+    ] = True,
     fail_on_unsupported: Annotated[
         bool, typer.Option(help="Exit with code 1 when any claim is not Fully Supported (for CI gates).")
     ] = False,
@@ -84,26 +85,31 @@ def verify(
             raise _fail(f"no claims: the terminal {start!r} has no sentence with verifiable content")
         config = TrailConfig(q=q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
         engine = VeriTrail(make_verifier(verifier), config)
-        results = asyncio.run(_run_claims(engine, dag, claims, start))
+        target = out or dag_path.with_name(dag_path.stem + ".report.json")
+        with _progress(len(claims)) as progress:
+            task = progress.add_task("claims", total=len(claims))
+            report = asyncio.run(
+                run_audit(
+                    engine,
+                    dag,
+                    claims,
+                    start,
+                    source=str(dag_path),
+                    verifier_name=verifier,
+                    report_path=target,
+                    resume=resume,
+                    on_result=lambda _: progress.advance(task),
+                )
+            )
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None
 
-    report = AuditReport(
-        tool_version=__version__,
-        source=str(dag_path),
-        terminal=start,
-        verifier=verifier,
-        config=config,
-        dag_metadata=dag.metadata,
-        summary=summarize(results, len(dag)),
-        results=results,
-    )
-    target = out or dag_path.with_name(dag_path.stem + ".report.json")
-    report.save(target)
     stdout.print(claims_table(report))
     counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
     stdout.print(f"{counts}. Report: {target}", highlight=False)
-    if fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in results):
+    if report.resumed_claims:
+        stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
+    if fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in report.results):
         raise typer.Exit(code=1)
 
 

@@ -41,6 +41,7 @@ class AuditReport(BaseModel):
     config: TrailConfig
     dag_metadata: dict[str, Any] = Field(default_factory=dict)
     summary: Summary
+    resumed_claims: int = Field(default=0, description="claims taken from an interrupted run's checkpoint")
     results: list[ClaimResult]
 
     def save(self, path: Path) -> None:

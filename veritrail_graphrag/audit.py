@@ -1,0 +1,141 @@
+"""Running an audit: claims in, report out, with a checkpoint so an interrupted audit resumes.
+
+Each finished claim is appended (one JSON line, flushed and fsynced) to a checkpoint beside the
+report. A re-run with the same DAG, terminal, verifier and settings skips those claims, so a
+crash, Ctrl-C or kill loses at most the claims that were in flight; with the LLM cache, even those
+cost nothing to redo. The report itself is written atomically and the checkpoint removed after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from veritrail_graphrag import __version__
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.models import Claim
+from veritrail_graphrag.report import AuditReport, render_markdown, summarize
+from veritrail_graphrag.trail import ClaimResult
+
+
+class CheckpointHeader(BaseModel):
+    """First line of a checkpoint: what the finished claims were computed for."""
+
+    checkpoint: str = "veritrail-audit"
+    key: str
+
+
+def audit_key(dag: DAG, terminal: str, verifier: str, engine: VeriTrail) -> str:
+    """Fingerprint of everything that changes a claim's result except the claim itself."""
+    digest = hashlib.sha256()
+    for part in (terminal, verifier, engine.config.model_dump_json()):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for node in dag:
+        digest.update(f"{node.id}\0{node.stage}\0{node.text}\0".encode())
+    for source, target in dag.edges:
+        digest.update(f"{source}\0{target}\0".encode())
+    return digest.hexdigest()
+
+
+class Checkpoint:
+    """Append-only JSONL of finished claims; torn or foreign lines are ignored, never trusted."""
+
+    def __init__(self, path: Path, key: str) -> None:
+        self.path = path
+        self.key = key
+
+    def load(self) -> dict[str, ClaimResult]:
+        if not self.path.exists():
+            return {}
+        lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        try:
+            header = CheckpointHeader.model_validate_json(lines[0]) if lines else None
+        except ValidationError:
+            header = None
+        if header is None or header.key != self.key:
+            return {}
+        done: dict[str, ClaimResult] = {}
+        for line in lines[1:]:
+            try:
+                result = ClaimResult.model_validate_json(line)
+            except ValidationError:
+                continue
+            done[result.claim.id] = result
+        return done
+
+    def start(self, keep: bool) -> None:
+        """Begin a checkpoint (or continue a matching one when `keep`)."""
+        if keep and self.path.exists():
+            return
+        atomic_write_text(self.path, CheckpointHeader(key=self.key).model_dump_json() + "\n")
+
+    def append(self, result: ClaimResult) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(result.model_dump_json() + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def checkpoint_path(report_path: Path) -> Path:
+    return report_path.with_name(f".{report_path.name}.partial.jsonl")
+
+
+async def run_audit(
+    engine: VeriTrail,
+    dag: DAG,
+    claims: list[Claim],
+    terminal: str,
+    *,
+    source: str,
+    verifier_name: str,
+    report_path: Path,
+    markdown_path: Path | None = None,
+    resume: bool = True,
+    on_result: Callable[[ClaimResult], None] | None = None,
+) -> AuditReport:
+    """Verify the claims not already in the checkpoint, then write the report atomically."""
+    checkpoint = Checkpoint(checkpoint_path(report_path), audit_key(dag, terminal, verifier_name, engine))
+    texts = {c.id: c.text for c in claims}
+    done = checkpoint.load() if resume else {}
+    done = {cid: r for cid, r in done.items() if texts.get(cid) == r.claim.text}
+    checkpoint.start(keep=bool(done))
+    for result in done.values():
+        if on_result is not None:
+            on_result(result)
+
+    def finished(result: ClaimResult) -> None:
+        checkpoint.append(result)
+        if on_result is not None:
+            on_result(result)
+
+    todo = [c for c in claims if c.id not in done]
+    fresh = {r.claim.id: r for r in await engine.averify_many(dag, todo, terminal, on_result=finished)}
+    results = [done.get(c.id) or fresh[c.id] for c in claims]
+
+    report = AuditReport(
+        tool_version=__version__,
+        source=source,
+        terminal=terminal,
+        verifier=verifier_name,
+        config=engine.config,
+        dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
+        summary=summarize(results, len(dag)),
+        results=results,
+        resumed_claims=len(done),
+    )
+    report.save(report_path)
+    if markdown_path is not None:
+        atomic_write_text(markdown_path, render_markdown(report))
+    checkpoint.remove()
+    return report
