@@ -1,0 +1,170 @@
+"""Where a GraphRAG index keeps its tables, and which GraphRAG generation wrote them.
+
+Users point us at whatever folder they have: a project root (`settings.yaml` + `output/`), the
+`output/` folder itself, a 0.x run folder (`output/<timestamp>/artifacts/`), or any folder of
+parquet files. Two file namings exist: `<table>.parquet` (2.x and later) and
+`create_final_<table>.parquet` (0.x and 1.x). The generation is read from the columns, because
+file names alone do not tell 2.x from 3.x or 0.x from 1.x.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from veritrail_graphrag.errors import AdapterError
+
+REQUIRED = ("text_units", "entities", "relationships", "communities", "community_reports")
+_SNAPSHOTS = ("raw_entities", "raw_relationships")
+_PROJECT_MARKERS = ("settings.yaml", "settings.yml")
+
+Naming = Literal["short", "create_final"]
+
+
+class Layout(BaseModel):
+    """A located index: the folder holding its tables and the GraphRAG generation that wrote them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    naming: Naming
+    directory: Path
+    project_root: Path | None = None
+
+    def file(self, table: str) -> Path:
+        """The file a table lives in under this naming, whether or not it exists."""
+        if self.naming == "create_final" and table not in _SNAPSHOTS:
+            return self.directory / f"create_final_{table}.parquet"
+        return self.directory / f"{table}.parquet"
+
+    def has(self, table: str) -> bool:
+        return self.file(table).is_file()
+
+
+def columns_of(path: Path) -> list[str]:
+    """Column names from the parquet footer, without reading the data."""
+    try:
+        return list(pq.read_schema(path).names)
+    except (OSError, pa.ArrowException) as exc:
+        raise AdapterError(f"{path}: not a readable parquet file ({exc})") from None
+
+
+def _naming_of(folder: Path) -> Naming | None:
+    if (folder / "text_units.parquet").is_file() or (folder / "entities.parquet").is_file():
+        return "short"
+    if (folder / "create_final_text_units.parquet").is_file() or (folder / "create_final_entities.parquet").is_file():
+        return "create_final"
+    return None
+
+
+def _latest_artifacts(folder: Path) -> list[Path]:
+    """0.x wrote one `<timestamp>/artifacts/` folder per run; the newest name is the latest run."""
+    if not folder.is_dir():
+        return []
+    runs = sorted((p for p in folder.iterdir() if (p / "artifacts").is_dir()), reverse=True)
+    return [runs[0] / "artifacts"] if runs else []
+
+
+def _configured_output(root: Path) -> list[Path]:
+    """The output folder named in settings.yaml (`output.base_dir`, or `output_storage` in 3.x)."""
+    for marker in _PROJECT_MARKERS:
+        settings = root / marker
+        if not settings.is_file():
+            continue
+        try:
+            config = yaml.safe_load(settings.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            raise AdapterError(f"{settings}: cannot be read as YAML ({exc})") from None
+        if not isinstance(config, dict):
+            return []
+        for key in ("output", "output_storage"):
+            section = config.get(key)
+            base_dir = section.get("base_dir") if isinstance(section, dict) else None
+            if isinstance(base_dir, str) and "${" not in base_dir:
+                return [root / base_dir]
+    return []
+
+
+def _candidates(path: Path) -> list[Path]:
+    return [
+        path,
+        *_configured_output(path),
+        path / "output",
+        *_latest_artifacts(path / "output"),
+        *_latest_artifacts(path),
+        path / "artifacts",
+    ]
+
+
+def _project_root(directory: Path) -> Path | None:
+    for folder in [directory, *list(directory.parents)[:3]]:
+        if any((folder / marker).is_file() for marker in _PROJECT_MARKERS):
+            return folder
+    return None
+
+
+def _generation(directory: Path, naming: Naming) -> str:
+    """Tell generations apart by the columns each one introduced or dropped."""
+    if naming == "short":
+        text_units = directory / "text_units.parquet"
+        if text_units.is_file() and "document_id" in columns_of(text_units):
+            return "3.x"
+        return "2.x"
+    communities = directory / "create_final_communities.parquet"
+    entities = directory / "create_final_entities.parquet"
+    community_columns = columns_of(communities) if communities.is_file() else []
+    entity_columns = columns_of(entities) if entities.is_file() else []
+    if "raw_community" in community_columns or ("name" in entity_columns and "title" not in entity_columns):
+        return "0.x-early"
+    if "parent" in community_columns:
+        return "1.x"
+    return "0.x"
+
+
+def locate(path: str | Path) -> Layout:
+    """Find the tables under `path` and check that every table the DAG needs is there."""
+    path = Path(path).resolve()
+    if not path.exists():
+        raise AdapterError(f"{path}: no such folder")
+    if not path.is_dir():
+        raise AdapterError(
+            f"{path}: not a folder; give a GraphRAG project root, its output/ folder or a folder of parquet files"
+        )
+    for folder in _candidates(path):
+        naming = _naming_of(folder) if folder.is_dir() else None
+        if naming is not None:
+            break
+    else:
+        raise AdapterError(
+            f"{path}: unknown layout, no GraphRAG index found (looked for text_units.parquet or "
+            f"create_final_text_units.parquet here, in output/ and in output/<run>/artifacts/)"
+        )
+    layout = Layout(
+        name=_generation(folder, naming),
+        naming=naming,
+        directory=folder,
+        project_root=_project_root(folder),
+    )
+    missing = [str(layout.file(table)) for table in REQUIRED if not layout.has(table)]
+    if missing:
+        raise AdapterError(f"{folder}: GraphRAG {layout.name} index is missing required tables: {', '.join(missing)}")
+    return layout
+
+
+def cache_folder(layout: Layout) -> Path | None:
+    """The LLM cache of graph extraction, if the project kept one (named per generation)."""
+    if layout.project_root is None:
+        return None
+    for name in ("extract_graph", "entity_extraction"):
+        folder = layout.project_root / "cache" / name
+        if folder.is_dir():
+            return folder
+    return None
+
+
+__all__ = ["REQUIRED", "Layout", "cache_folder", "columns_of", "locate"]

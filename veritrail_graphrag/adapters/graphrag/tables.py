@@ -1,0 +1,199 @@
+"""Read GraphRAG's parquet tables into one column vocabulary, whatever generation wrote them.
+
+Generations renamed and retyped columns (`name` -> `title`, `raw_community` -> `community`,
+community numbers stored as strings, optional `parent`/`children`); everything after this module
+sees the 3.x names and types. Only the columns the DAG needs are read: early outputs carry
+1536-float embeddings per entity that would otherwise dominate memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+from veritrail_graphrag.adapters.graphrag.layout import Layout, columns_of
+from veritrail_graphrag.errors import AdapterError
+
+Kind = Literal["str", "int", "list", "any"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column under its 3.x name, the older names it went by, its type, and whether a run must
+    have it (`nonempty`: and a text in every row; `unique`: and a different value in every row)."""
+
+    name: str
+    kind: Kind = "str"
+    aliases: tuple[str, ...] = ()
+    required: bool = True
+    nonempty: bool = False
+    unique: bool = False
+
+
+def _optional(name: str, kind: Kind = "str") -> Column:
+    return Column(name, kind, required=False)
+
+
+SCHEMAS: dict[str, tuple[Column, ...]] = {
+    "text_units": (
+        Column("id", unique=True),
+        Column("text", nonempty=True),
+        _optional("human_readable_id", "any"),
+        _optional("n_tokens", "any"),
+    ),
+    "entities": (
+        Column("id", unique=True),
+        Column("title", aliases=("name",)),
+        Column("description"),
+        Column("text_unit_ids", "list"),
+        _optional("human_readable_id", "any"),
+        _optional("type"),
+    ),
+    "relationships": (
+        Column("id", unique=True),
+        Column("source"),
+        Column("target"),
+        Column("description"),
+        Column("text_unit_ids", "list"),
+        _optional("human_readable_id", "any"),
+    ),
+    "communities": (
+        Column("community", "int", aliases=("raw_community",)),
+        _optional("level", "int"),
+        _optional("parent", "int"),
+        _optional("children", "list"),
+        _optional("entity_ids", "list"),
+        _optional("relationship_ids", "list"),
+    ),
+    "community_reports": (
+        Column("community", "int"),
+        Column("full_content", nonempty=True),
+        _optional("level", "int"),
+        _optional("id"),
+        _optional("human_readable_id", "any"),
+        _optional("title"),
+        _optional("rank", "any"),
+    ),
+    "covariates": (
+        Column("id", unique=True),
+        Column("description"),
+        Column("subject_id"),
+        Column("text_unit_id"),
+        _optional("human_readable_id", "any"),
+        _optional("object_id"),
+        _optional("type"),
+        _optional("status"),
+    ),
+    "nodes": (Column("title"), Column("community", "int"), Column("level", "int")),
+    "raw_entities": (Column("title"), Column("description", "list"), Column("text_unit_ids", "list")),
+    "raw_relationships": (
+        Column("source"),
+        Column("target"),
+        Column("description", "list"),
+        Column("text_unit_ids", "list"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    """One normalised table and the file it came from (for error messages)."""
+
+    path: Path
+    frame: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class IndexTables:
+    """Every table the DAG is built from; optional ones are None when the run did not write them."""
+
+    layout: Layout
+    text_units: Table
+    entities: Table
+    relationships: Table
+    communities: Table
+    community_reports: Table
+    covariates: Table | None
+    nodes: Table | None
+    raw_entities: Table | None
+    raw_relationships: Table | None
+
+
+def _integers(frame: pd.DataFrame, column: str, path: Path) -> pd.Series:
+    values = pd.to_numeric(frame[column], errors="coerce")
+    bad = values.isna() & frame[column].notna()
+    if bad.any():
+        sample = frame.loc[bad, column].iloc[0]
+        raise AdapterError(f"{path}: column {column!r} holds a value that is not a number: {sample!r}")
+    if (values.dropna() % 1 != 0).any():
+        raise AdapterError(f"{path}: column {column!r} holds a number that is not an integer")
+    return values.astype("Int64")
+
+
+def _row_name(frame: pd.DataFrame, position: int) -> str:
+    for key in ("id", "community", "title"):
+        if key in frame.columns:
+            return f"{key}={frame[key].iloc[position]!r}"
+    return f"row {position}"
+
+
+def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> pd.DataFrame:
+    for column in schema:
+        if column.name not in frame.columns:
+            continue
+        if column.kind == "str":
+            frame[column.name] = frame[column.name].astype("string").fillna("")
+        elif column.kind == "int":
+            frame[column.name] = _integers(frame, column.name, path)
+        if column.unique and frame[column.name].duplicated().any():
+            repeated = frame[column.name][frame[column.name].duplicated()].iloc[0]
+            raise AdapterError(f"{path}: column {column.name!r} repeats the value {repeated!r}")
+        if column.nonempty:
+            empty = (frame[column.name].str.strip() == "").to_numpy().nonzero()[0]
+            if len(empty):
+                raise AdapterError(
+                    f"{path}: column {column.name!r} is empty in {len(empty)} row(s), first at "
+                    f"{_row_name(frame, int(empty[0]))}"
+                )
+    return frame
+
+
+def read_table(name: str, path: Path) -> Table:
+    """Read the columns of `SCHEMAS[name]` from `path`, renamed to their 3.x names."""
+    present = set(columns_of(path))
+    selected: dict[str, str] = {}
+    for column in SCHEMAS[name]:
+        source = next((c for c in (column.name, *column.aliases) if c in present), None)
+        if source is not None:
+            selected[source] = column.name
+        elif column.required:
+            raise AdapterError(f"{path}: missing column {column.name!r} (has: {', '.join(sorted(present))})")
+    try:
+        frame = pd.read_parquet(path, columns=list(selected))
+    except (OSError, ValueError) as exc:
+        raise AdapterError(f"{path}: cannot be read ({exc})") from None
+    frame = frame.rename(columns=selected).reset_index(drop=True)
+    return Table(path=path, frame=_normalise(frame, SCHEMAS[name], path))
+
+
+def load_tables(layout: Layout, *, include_covariates: bool = True) -> IndexTables:
+    """Read every table of the index; optional tables the run did not write come back as None."""
+
+    def optional(name: str) -> Table | None:
+        return read_table(name, layout.file(name)) if layout.has(name) else None
+
+    return IndexTables(
+        layout=layout,
+        text_units=read_table("text_units", layout.file("text_units")),
+        entities=read_table("entities", layout.file("entities")),
+        relationships=read_table("relationships", layout.file("relationships")),
+        communities=read_table("communities", layout.file("communities")),
+        community_reports=read_table("community_reports", layout.file("community_reports")),
+        covariates=optional("covariates") if include_covariates else None,
+        nodes=optional("nodes"),
+        raw_entities=optional("raw_entities"),
+        raw_relationships=optional("raw_relationships"),
+    )
