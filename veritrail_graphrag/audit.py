@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -32,10 +32,11 @@ class CheckpointHeader(BaseModel):
     key: str
 
 
-def audit_key(dag: DAG, terminal: str, verifier: str, engine: VeriTrail) -> str:
+def audit_key(dag: DAG, terminal: str | Mapping[str, str], verifier: str, engine: VeriTrail) -> str:
     """Fingerprint of everything that changes a claim's result except the claim itself."""
     digest = hashlib.sha256()
-    for part in (terminal, verifier, engine.config.model_dump_json()):
+    where = terminal if isinstance(terminal, str) else json.dumps(sorted(terminal.items()))
+    for part in (where, verifier, engine.config.model_dump_json()):
         digest.update(part.encode())
         digest.update(b"\0")
     for node in dag:
@@ -87,6 +88,10 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
 def checkpoint_path(report_path: Path) -> Path:
     return report_path.with_name(f".{report_path.name}.partial.jsonl")
 
@@ -95,7 +100,7 @@ async def run_audit(
     engine: VeriTrail,
     dag: DAG,
     claims: list[Claim],
-    terminal: str,
+    terminal: str | Mapping[str, str],
     *,
     source: str,
     verifier_name: str,
@@ -126,7 +131,7 @@ async def run_audit(
     report = AuditReport(
         tool_version=__version__,
         source=source,
-        terminal=terminal,
+        terminals=[terminal] if isinstance(terminal, str) else _unique(terminal[c.id] for c in claims),
         verifier=verifier_name,
         config=engine.config,
         dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),

@@ -9,7 +9,7 @@ instead of being re-read.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -57,22 +57,31 @@ class VeriTrail:
         self,
         dag: DAG,
         claims: Sequence[Claim],
-        terminal: str | None = None,
+        terminal: str | Mapping[str, str] | None = None,
         on_result: Callable[[ClaimResult], None] | None = None,
     ) -> list[ClaimResult]:
         """Verify claims concurrently; verifier calls of all claims share one concurrency limit.
 
-        Results come back in the order of `claims`. The first failing claim cancels the others.
+        `terminal` is one node for all claims, or a claim id -> node mapping (e.g. auditing many
+        community reports at once). Results come back in the order of `claims`. The first failing
+        claim cancels the others.
         """
         seen: set[str] = set()
         duplicates = [c.id for c in claims if c.id in seen or seen.add(c.id)]
         if duplicates:
             raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, _unique(duplicates)))}")
-        start = dag.resolve_terminal(terminal)
+        if isinstance(terminal, Mapping):
+            missing = [c.id for c in claims if c.id not in terminal]
+            if missing:
+                raise ClaimsError(f"no terminal given for claims {', '.join(map(repr, missing[:10]))}")
+            starts = {c.id: dag.resolve_terminal(terminal[c.id]) for c in claims}
+        else:
+            start = dag.resolve_terminal(terminal)
+            starts = {c.id: start for c in claims}
         semaphore = asyncio.Semaphore(self.config.concurrency)
 
         async def one(claim: Claim) -> ClaimResult:
-            result = await _Trail(self, dag, claim, start, semaphore).run()
+            result = await _Trail(self, dag, claim, starts[claim.id], semaphore).run()
             if on_result is not None:
                 on_result(result)
             return result

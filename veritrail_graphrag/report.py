@@ -36,7 +36,7 @@ class AuditReport(BaseModel):
     tool_version: str
     created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     source: str
-    terminal: str
+    terminals: list[str]
     verifier: str
     config: TrailConfig
     dag_metadata: dict[str, Any] = Field(default_factory=dict)
@@ -90,7 +90,10 @@ def _trail_cell(result: ClaimResult) -> str:
 
 
 def claims_table(report: AuditReport, width: int = 70) -> Table:
-    table = Table(title=f"{report.summary.claims} claims, terminal {report.terminal}", expand=False)
+    shown = ", ".join(report.terminals[:3]) + (
+        f" and {len(report.terminals) - 3} more" if len(report.terminals) > 3 else ""
+    )
+    table = Table(title=f"{report.summary.claims} claims, terminal {shown}", expand=False)
     table.add_column("claim", overflow="fold", max_width=width)
     table.add_column("verdict")
     table.add_column("error stage")
@@ -107,10 +110,13 @@ def claims_table(report: AuditReport, width: int = 70) -> Table:
 
 def render_markdown(report: AuditReport) -> str:
     s = report.summary
+    terminals = ", ".join(f"`{t}`" for t in report.terminals[:10])
+    if len(report.terminals) > 10:
+        terminals += f" and {len(report.terminals) - 10} more"
     lines = [
         f"# VeriTrail audit of `{report.source}`",
         "",
-        f"Terminal `{report.terminal}`, verifier `{report.verifier}`, q={report.config.q}, {report.created}.",
+        f"Terminal(s) {terminals}, verifier `{report.verifier}`, q={report.config.q}, {report.created}.",
         "",
         "| verdict | claims |",
         "|---|---|",
