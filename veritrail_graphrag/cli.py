@@ -18,6 +18,14 @@ from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import VeriTrailError
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.report import claims_table
+from veritrail_graphrag.targets import (
+    AuditTarget,
+    file_target,
+    graphrag_index_target,
+    graphrag_query_target,
+    is_graphrag,
+    terminal_claims,
+)
 from veritrail_graphrag.verifiers.registry import VERIFIERS, make_verifier
 
 app = typer.Typer(
@@ -111,6 +119,95 @@ def verify(
         stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
     if fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in report.results):
         raise typer.Exit(code=1)
+
+
+def _audit_target(target: AuditTarget, claims: list[Claim] | None, verifier: str, q: int, resume: bool) -> None:
+    """Verify a target's claims, write report.json + report.md into its folder, print the table."""
+    if claims is None:
+        claims, where = terminal_claims(target.dag, target.terminals)
+        terminal: str | dict[str, str] = where
+    else:
+        if len(target.terminals) != 1:
+            raise _fail("--claims needs a single terminal")
+        terminal = target.terminals[0]
+    if not claims:
+        raise _fail(f"no claims: {', '.join(target.terminals)} has no sentence with verifiable content")
+    engine = VeriTrail(make_verifier(verifier), TrailConfig(q=q))
+    report_path = target.out_dir / "report.json"
+    for note in target.notes:
+        stderr.print(f"note: {note}", highlight=False, soft_wrap=True)
+    with _progress(len(claims)) as progress:
+        task = progress.add_task("claims", total=len(claims))
+        report = asyncio.run(
+            run_audit(
+                engine,
+                target.dag,
+                claims,
+                terminal,
+                source=target.source,
+                verifier_name=verifier,
+                report_path=report_path,
+                markdown_path=target.out_dir / "report.md",
+                resume=resume,
+                on_result=lambda _: progress.advance(task),
+            )
+        )
+    stdout.print(claims_table(report))
+    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
+    stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
+    stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)
+    stdout.print(f"Report: {report_path} and {report_path.with_suffix('.md')}", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def audit(
+    path: Annotated[
+        Path, typer.Argument(help="GraphRAG project root or output/, DAG JSON, summary log or BooookScore file.")
+    ],
+    query_run: Annotated[
+        str | None, typer.Option(help="GraphRAG: the saved query run to audit (default: latest).")
+    ] = None,
+    answer: Annotated[Path | None, typer.Option(help="GraphRAG: a final answer saved from `graphrag query`.")] = None,
+    map_answers: Annotated[Path | None, typer.Option(help="GraphRAG: folder of map-answer files for --answer.")] = None,
+    question: Annotated[str | None, typer.Option(help="The question the answer responds to.")] = None,
+    book: Annotated[str | None, typer.Option(help="BooookScore: the book to audit.")] = None,
+    claims_path: Annotated[Path | None, typer.Option("--claims", help="JSON list of {id, text} claims.")] = None,
+    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
+    q: Annotated[
+        int, typer.Option("--q", min=1, help="Consecutive Not Fully Supported verdicts that end a claim.")
+    ] = 1,
+    resume: Annotated[bool, typer.Option(help="Reuse claims finished by an interrupted run.")] = True,
+) -> None:
+    """Audit a pipeline run's final output and write report.json and report.md next to its artifacts."""
+    try:
+        if is_graphrag(path):
+            target = graphrag_query_target(
+                path, query_run=query_run, answer=answer, map_answers=map_answers, question=question
+            )
+        else:
+            target = file_target(path, book=book)
+        claims = load_claims(claims_path) if claims_path is not None else None
+        _audit_target(target, claims, verifier, q, resume)
+    except (VeriTrailError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+
+
+@app.command("audit-index")
+def audit_index(
+    root: Annotated[Path, typer.Argument(help="GraphRAG project root or output folder.")],
+    reports: Annotated[int, typer.Option(min=1, help="Audit the N highest-ranked community reports.")] = 10,
+    community: Annotated[list[int] | None, typer.Option(help="Audit this community's report (repeatable).")] = None,
+    all_reports: Annotated[bool, typer.Option("--all", help="Audit every community report.")] = False,
+    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
+    q: Annotated[int, typer.Option("--q", min=1)] = 1,
+    resume: Annotated[bool, typer.Option(help="Reuse claims finished by an interrupted run.")] = True,
+) -> None:
+    """Audit the index itself: community reports traced through descriptions to the text units."""
+    try:
+        target = graphrag_index_target(root, reports=None if all_reports else reports, communities=community)
+        _audit_target(target, None, verifier, q, resume)
+    except (VeriTrailError, ValueError) as exc:
+        raise _fail(str(exc)) from None
 
 
 @app.command()

@@ -135,7 +135,8 @@ def settings_fingerprint(project_root: str | Path) -> str | None:
     return "sha256:" + hashlib.sha256(settings.read_bytes()).hexdigest()
 
 
-def _ancestry(index: DAG, starts: set[str]) -> set[str]:
+def ancestry(index: DAG, starts: set[str]) -> set[str]:
+    """Every node the `starts` descend from, themselves included."""
     seen = set(starts)
     queue = deque(starts)
     graph = index.graph
@@ -197,7 +198,7 @@ def add_query_run(index: DAG, run: QueryRun, *, keep_unused: bool = False) -> DA
     if keep_unused:
         kept = {n.id for n in index}
     else:
-        kept = _ancestry(index, {u for u, v in edges if v in reduced})
+        kept = ancestry(index, {u for u, v in edges if v in reduced})
         answers = [n for n in answers if n.id in reduced]
         edges = [(u, v) for u, v in edges if v in reduced]
     nodes = [n for n in index if n.id in kept] + answers + [final]

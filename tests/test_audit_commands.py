@@ -1,0 +1,119 @@
+"""`veritrail audit` and `veritrail audit-index` on the bundled samples."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+from veritrail_graphrag import Verdict
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_runs"
+runner = CliRunner()
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    target = tmp_path / "carol"
+    shutil.copytree(SAMPLES / "graphrag-christmas-carol", target)
+    return target
+
+
+def _report(folder: Path) -> dict:
+    return json.loads((folder / "report.json").read_text())
+
+
+def test_audit_of_the_saved_query_run_writes_reports_in_its_folder(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit", str(project)])
+    assert result.exit_code == 0, result.output
+    folder = project / "output" / "veritrail" / "queries" / "handwritten-1"
+    report = _report(folder)
+    assert (folder / "report.md").read_text().startswith("# VeriTrail audit")
+    assert report["terminals"] == ["final_answer"]
+    orphanage = next(r for r in report["results"] if "orphanage" in r["claim"]["text"])
+    assert orphanage["verdict"] == Verdict.NOT_FULLY_SUPPORTED
+    assert orphanage["error_stages"] == [6]
+    trail = {n for it in report["results"][2]["iterations"] for n in it["nodes_with_evidence"]}
+    assert any(n.startswith("report:") for n in trail) and any(n.startswith("text_unit:") for n in trail)
+
+
+def test_unknown_query_run_lists_the_known_ones(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit", str(project), "--query-run", "nope"])
+    assert result.exit_code == 2
+    assert "no query run 'nope' (known: handwritten-1)" in result.output
+
+
+def test_answer_file_is_traced_through_the_reports_it_cites(project: Path, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.md"
+    answer.write_text(
+        "Marley's ghost warns Scrooge on Christmas Eve [Data: Reports (48)]. "
+        "Scrooge sells his counting-house to Fred [Data: Reports (48, 49)]."
+    )
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--question", "What happens?"])
+    assert result.exit_code == 0, result.output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    report = _report(folder)
+    assert report["dag_metadata"]["question"] == "What happens?"
+    first = report["results"][0]
+    assert first["iterations"][0]["checked"] == ["report:48", "report:49"]
+    assert [r["verdict"] for r in report["results"]][1] == Verdict.NOT_FULLY_SUPPORTED
+
+
+def test_answer_without_citations_is_refused(project: Path, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Scrooge changes his ways.")
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer)])
+    assert result.exit_code == 2 and "cites no report" in result.output
+
+
+def test_map_answer_files_become_stage_5(project: Path, tmp_path: Path) -> None:
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    (maps / "1.txt").write_text("Marley's ghost visits Scrooge [Data: Reports (48)].")
+    (maps / "2.json").write_text(json.dumps({"answer": "Unrelated [Data: Reports (49)].", "score": 0}))
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Marley's ghost visits Scrooge on Christmas Eve.")
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--map-answers", str(maps)])
+    assert result.exit_code == 0, result.output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    report = _report(folder)
+    assert report["results"][0]["iterations"][0]["checked"] == ["map_answer:0.0"]
+
+
+def test_audit_index_of_chosen_communities(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit-index", str(project), "--community", "45", "--community", "48"])
+    assert result.exit_code == 0, result.output
+    report = _report(project / "output" / "veritrail" / "index-audit")
+    assert report["terminals"] == ["report:45", "report:48"]
+    assert {r["terminal"] for r in report["results"]} == {"report:45", "report:48"}
+    stages = {s for r in report["results"] for s in (r["error_stages"] or [])}
+    assert stages <= {2, 3, 4}
+    surgeon = next(r for r in report["results"] if "surgeon" in r["claim"]["text"])
+    assert surgeon["verdict"] != Verdict.FULLY_SUPPORTED
+
+
+def test_audit_index_unknown_community(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit-index", str(project), "--community", "999"])
+    assert result.exit_code == 2 and "report:999" in result.output
+
+
+def test_audit_of_a_summary_log_writes_beside_it(tmp_path: Path) -> None:
+    log = tmp_path / "summary-log.jsonl"
+    shutil.copy(SAMPLES / "hierarchical-christmas-carol" / "summary-log.jsonl", log)
+    result = runner.invoke(cli.app, ["audit", str(log)])
+    assert result.exit_code == 0, result.output
+    report = _report(tmp_path / "summary-log.veritrail")
+    assert report["summary"]["claims"] > 0
+
+
+def test_audit_of_a_dag_json(tmp_path: Path) -> None:
+    dag = tmp_path / "dag.json"
+    shutil.copy(SAMPLES / "handwritten-hierarchical" / "dag.json", dag)
+    result = runner.invoke(cli.app, ["audit", str(dag)])
+    assert result.exit_code == 0, result.output
+    report = _report(tmp_path / "dag.veritrail")
+    assert report["summary"]["error_stages"] == {"3": 1}

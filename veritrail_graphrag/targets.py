@@ -1,0 +1,140 @@
+"""What an audit runs on: a DAG, the node(s) whose claims are verified, and where reports go.
+
+`veritrail audit PATH` accepts a GraphRAG project (or its output folder), a veritrail DAG JSON, a
+summary log or a BooookScore file. Reports are written next to the run's own artifacts: in the
+query run's folder, under `output/veritrail/` for GraphRAG, or beside the file otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index
+from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
+from veritrail_graphrag.adapters.summaries import load_summary_run
+from veritrail_graphrag.claims import sentence_claims
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.models import Claim
+
+
+@dataclass
+class AuditTarget:
+    dag: DAG
+    terminals: list[str]
+    out_dir: Path
+    source: str
+    question: str | None = None
+    notes: list[str] = field(default_factory=list)
+    project_root: Path | None = None
+
+
+def is_graphrag(path: Path) -> bool:
+    if not path.is_dir():
+        return False
+    try:
+        locate(path)
+    except AdapterError:
+        return False
+    return True
+
+
+def veritrail_dir(path: Path) -> Path:
+    """`<project>/output/veritrail`: our folder beside GraphRAG's own artifacts."""
+    layout = locate(path)
+    output = layout.project_root / "output" if layout.project_root else layout.directory
+    return output / "veritrail"
+
+
+def query_runs(path: Path) -> list[QueryRun]:
+    folder = veritrail_dir(path) / "queries"
+    runs = (
+        [QueryRun.load(p) for p in sorted(folder.iterdir()) if (p / "query_run.json").is_file()]
+        if folder.is_dir()
+        else []
+    )
+    return sorted(runs, key=lambda r: r.created)
+
+
+def graphrag_query_target(
+    path: Path,
+    *,
+    query_run: str | None = None,
+    answer: Path | None = None,
+    map_answers: Path | None = None,
+    question: str | None = None,
+) -> AuditTarget:
+    """A saved query run (default: the latest), or an answer file (+ map-answer files) to trace."""
+    index = read_index(path)
+    root = locate(path).project_root
+    if answer is not None:
+        if map_answers is not None:
+            run = run_from_files(answer, map_answers, question)
+            dag = add_query_run(index, run)
+        else:
+            text = answer.read_text(encoding="utf-8")
+            dag = add_cited_answer(index, text, question, source=str(answer))
+            run = None
+        digest = hashlib.sha256(dag.node("final_answer").text.encode()).hexdigest()[:8]
+        out_dir = veritrail_dir(path) / "answers" / f"{answer.stem}-{digest}"
+        notes = [] if run else ["map answers were not given: the final answer is traced through the reports it cites"]
+        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root)
+
+    runs = query_runs(path)
+    if query_run is not None:
+        matching = [r for r in runs if r.run_id == query_run]
+        if not matching:
+            known = ", ".join(r.run_id for r in runs) or "none"
+            raise AdapterError(f"{veritrail_dir(path) / 'queries'}: no query run {query_run!r} (known: {known})")
+        run = matching[0]
+    elif runs:
+        run = runs[-1]
+    else:
+        raise AdapterError(
+            f"{path}: no saved query run under {veritrail_dir(path) / 'queries'}; run "
+            "`veritrail query ROOT --query ...`, or give the answer with --answer FILE"
+        )
+    dag = add_query_run(index, run)
+    out_dir = veritrail_dir(path) / "queries" / run.run_id
+    return AuditTarget(dag, ["final_answer"], out_dir, f"{path} (query run {run.run_id})", run.query, [], root)
+
+
+def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: list[int] | None = None) -> AuditTarget:
+    """Community reports as terminals: the top `reports` by rank, or the given communities."""
+    dag = read_index(path)
+    all_reports = [n for n in dag if n.kind == "community_report"]
+    if communities:
+        chosen = [f"report:{c}" for c in communities]
+        unknown = [c for c in chosen if c not in dag]
+        if unknown:
+            raise AdapterError(f"{path}: no community report {', '.join(unknown)} in the index")
+    else:
+        ranked = sorted(all_reports, key=lambda n: (-(n.metadata.get("rank") or 0), n.metadata.get("community", 0)))
+        chosen = [n.id for n in (ranked if reports is None else ranked[:reports])]
+    without_inputs = [r for r in chosen if not dag.src(r)]
+    if without_inputs:
+        raise AdapterError(f"{path}: report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}")
+    notes = [f"{len(chosen)} of {len(all_reports)} community reports audited"]
+    return AuditTarget(
+        dag, chosen, veritrail_dir(path) / "index-audit", str(path), None, notes, locate(path).project_root
+    )
+
+
+def file_target(path: Path, *, book: str | None = None) -> AuditTarget:
+    """A DAG JSON, summary log or BooookScore file; reports go beside it."""
+    dag = load_summary_run(path, book=book)
+    out_dir = path.with_name(f"{path.stem}.veritrail")
+    return AuditTarget(dag, [dag.terminal], out_dir, str(path), dag.metadata.get("question"))
+
+
+def terminal_claims(dag: DAG, terminals: list[str]) -> tuple[list[Claim], dict[str, str]]:
+    """Sentence claims of each terminal, and which terminal each claim belongs to."""
+    claims: list[Claim] = []
+    where: dict[str, str] = {}
+    for terminal in terminals:
+        for claim in sentence_claims(dag, terminal):
+            claims.append(claim)
+            where[claim.id] = terminal
+    return claims, where
