@@ -1,0 +1,263 @@
+"""One place where model calls happen: cache, limits, retries, structured output and usage.
+
+A call is `complete(prompt, parse)`. The cache is asked first; on a miss the request goes out
+under the concurrency semaphore and the RPM/TPM limiter, transient failures are retried with
+backoff (honouring Retry-After), and the answer is parsed. An answer that cannot be parsed is
+shown back to the model with the problem and asked again, up to `parse_attempts`; only an answer
+that parsed is cached, under the key of the original request, so a re-run finds it. When the
+endpoint rejects `response_format` with a 400, the client drops structured output for the rest of
+the run and asks again in plain JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import openai
+
+from veritrail_graphrag.errors import LLMError
+from veritrail_graphrag.llm.cache import CachedAnswer, ResponseCache, cache_key
+from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.kinds import CallKind
+from veritrail_graphrag.llm.parsing import AnswerParseError
+from veritrail_graphrag.llm.prompts import Prompt
+from veritrail_graphrag.llm.providers import make_sdk_client
+from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
+from veritrail_graphrag.llm.retry import is_transient, rejects_response_format, retry_after_seconds
+from veritrail_graphrag.llm.schemas import response_format
+from veritrail_graphrag.llm.usage import UsageLedger, estimate_tokens
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_REPAIR = (
+    "Your previous answer could not be read: {problem}. Answer the same request again, as a "
+    "single JSON object with exactly the keys asked for and nothing else."
+)
+
+
+class _Reply:
+    """Text of one answered request and what it cost."""
+
+    def __init__(self, text: str, input_tokens: int, output_tokens: int, estimated: bool) -> None:
+        self.text = text
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.estimated = estimated
+
+
+class LLMClient:
+    """Async chat client for one `LLMConfig`. Safe to share between concurrent tasks."""
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        cache: ResponseCache | None = None,
+        ledger: UsageLedger | None = None,
+        limiter: SlidingWindowLimiter | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self.ledger = ledger or UsageLedger(config.prices)
+        self.limiter = limiter or SlidingWindowLimiter(config.requests_per_minute, config.tokens_per_minute)
+        self.structured = config.uses_structured_output
+        self._policy = config.retry_policy()
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._sdk: openai.AsyncOpenAI | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+
+    def _bind(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        """SDK client and semaphore belong to an event loop; make new ones when the loop changes."""
+        loop = asyncio.get_running_loop()
+        if self._sdk is None or self._semaphore is None or self._loop is not loop:
+            self._sdk = make_sdk_client(self.config)
+            self._semaphore = asyncio.Semaphore(self.config.concurrency)
+            self.limiter.rebind()
+            self._loop = loop
+        return self._sdk, self._semaphore
+
+    def cache_payload(self, prompt: Prompt, sample: int, temperature: float, structured: bool) -> dict[str, Any]:
+        """Everything that changes the answer, and nothing else (no key, timeout or retry setting).
+
+        `structured` is the configured wish, not whether this run fell back to plain JSON: the
+        question is the same either way, and a re-run must find the answers of a run that fell back.
+        """
+        return {
+            "endpoint": self.config.endpoint(),
+            "model": self.config.model,
+            "messages": [m.model_dump() for m in prompt.messages],
+            "response_format": response_format(prompt.kind) if structured else None,
+            "temperature": temperature,
+            "seed": self.config.seed,
+            "max_output_tokens": self.config.max_output_tokens,
+            "sample": sample,
+        }
+
+    async def complete(
+        self,
+        prompt: Prompt,
+        parse: Callable[[str], _T],
+        *,
+        sample: int = 0,
+        temperature: float | None = None,
+        usage_key: str | None = None,
+        subject: str | None = None,
+        claim_id: str | None = None,
+    ) -> _T:
+        """Answer `prompt` and return `parse(answer)`; LLMError if impossible.
+
+        `sample` distinguishes repeated samples of one prompt in the cache; `usage_key` and
+        `subject` attribute the usage (see `usage.py`); `claim_id` names the claim in errors.
+        """
+        kind = prompt.kind
+        temperature = self.config.temperature if temperature is None else temperature
+        what = f"{kind.label} call" + (f" for claim {claim_id!r}" if claim_id else "")
+        key = cache_key(self.cache_payload(prompt, sample, temperature, self.config.uses_structured_output))
+        if self.cache is not None and (hit := await self.cache.get(key)) is not None:
+            try:
+                result = parse(hit.answer)
+            except AnswerParseError:
+                log.warning("ignoring a cached %s answer that no longer parses", kind.label)
+            else:
+                self.ledger.record(kind, self.config.model, usage_key=usage_key, subject=subject, cached=True)
+                return result
+
+        messages = [m.model_dump() for m in prompt.messages]
+        problem = ""
+        for _ in range(self.config.parse_attempts):
+            reply = await self._send(kind, messages, temperature, what)
+            try:
+                result = parse(reply.text)
+            except AnswerParseError as exc:
+                problem = str(exc)
+                self._record(kind, reply, usage_key, subject, parsed=False)
+                log.info("%s: unreadable answer (%s); asking again", what, problem)
+                messages = [
+                    *(m.model_dump() for m in prompt.messages),
+                    {"role": "assistant", "content": reply.text},
+                    {"role": "user", "content": _REPAIR.format(problem=problem)},
+                ]
+                continue
+            self._record(kind, reply, usage_key, subject, parsed=True)
+            if self.cache is not None:
+                await self.cache.put(
+                    CachedAnswer(
+                        key=key,
+                        kind=kind.value,
+                        model=self.config.model,
+                        answer=reply.text,
+                        input_tokens=reply.input_tokens,
+                        output_tokens=reply.output_tokens,
+                        estimated=reply.estimated,
+                        created_at=time.time(),
+                    )
+                )
+            return result
+        raise LLMError(
+            f"{what}: the model's answer could not be read after {self.config.parse_attempts} "
+            f"attempts ({problem}); model {self.config.model!r}",
+            call_kind=kind.value,
+            claim_id=claim_id,
+        )
+
+    def _record(self, kind: CallKind, reply: _Reply, usage_key: str | None, subject: str | None, parsed: bool) -> None:
+        self.ledger.record(
+            kind,
+            self.config.model,
+            usage_key=usage_key,
+            subject=subject,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            estimated=reply.estimated,
+            parsed=parsed,
+        )
+
+    async def _send(self, kind: CallKind, messages: list[dict[str, str]], temperature: float, what: str) -> _Reply:
+        """One request, retried on transient failures; raises LLMError on anything else."""
+        sdk, semaphore = self._bind()
+        prompt_chars = sum(len(m["content"]) for m in messages)
+        booked_tokens = estimate_tokens(prompt_chars) + (self.config.max_output_tokens or 1000)
+        attempt = 0
+        while True:
+            arguments: dict[str, Any] = {
+                "model": self.config.model,
+                "messages": messages,
+                "temperature": temperature,
+            }
+            if self.config.seed is not None:
+                arguments["seed"] = self.config.seed
+            if self.config.max_output_tokens is not None:
+                arguments["max_tokens"] = self.config.max_output_tokens
+            if self.structured:
+                arguments["response_format"] = response_format(kind)
+            booking = await self.limiter.acquire(booked_tokens)
+            try:
+                async with semaphore:
+                    response = await sdk.chat.completions.create(**arguments)
+            except Exception as exc:
+                self.limiter.settle(booking, 0)
+                if self.structured and rejects_response_format(exc):
+                    log.warning("the endpoint rejects response_format; asking for plain JSON from now on")
+                    self.structured = False
+                    continue
+                attempt += 1
+                if not is_transient(exc):
+                    raise self._fatal(exc, what, kind) from exc
+                if attempt >= self._policy.max_attempts:
+                    raise LLMError(
+                        f"{what}: gave up after {attempt} attempts; last error: {_describe(exc)}",
+                        call_kind=kind.value,
+                        status_code=getattr(exc, "status_code", None),
+                    ) from exc
+                headers = getattr(getattr(exc, "response", None), "headers", None)
+                delay = self._policy.delay(attempt - 1, retry_after_seconds(headers), self._rng)
+                log.info("%s: %s; retrying in %.1fs", what, _describe(exc), delay)
+                await self._sleep(delay)
+                continue
+            return self._reply(response, prompt_chars, booking)
+
+    def _reply(self, response: Any, prompt_chars: int, booking: list[float]) -> _Reply:
+        choices = getattr(response, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        usage = getattr(response, "usage", None)
+        if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
+            reply = _Reply(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, estimated=False)
+        else:
+            reply = _Reply(text, estimate_tokens(prompt_chars), estimate_tokens(len(text)), estimated=True)
+        self.limiter.settle(booking, reply.input_tokens + reply.output_tokens)
+        return reply
+
+    def _fatal(self, exc: Exception, what: str, kind: CallKind) -> LLMError:
+        status = getattr(exc, "status_code", None)
+        hint = ""
+        if status == 401:
+            hint = f": check the API key ({self.config.key_variable} or VERITRAIL_API_KEY)"
+        elif status == 403:
+            hint = ": the key is not allowed to use this model or endpoint"
+        elif status == 404:
+            target = self.config.azure_deployment or self.config.model
+            hint = f": no model or deployment {target!r} at {self.config.base_url or 'the OpenAI API'}"
+        return LLMError(f"{what} failed: {_describe(exc)}{hint}", call_kind=kind.value, status_code=status)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client (when its loop is the running one) and the cache."""
+        if self._sdk is not None and self._loop is asyncio.get_running_loop():
+            await self._sdk.close()
+        self._sdk = None
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _describe(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}" + (f" {status}" if status else "") + f": {message}"

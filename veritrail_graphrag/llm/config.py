@@ -1,0 +1,211 @@
+"""Which model to call and how: one `LLMConfig`, resolved from layered sources.
+
+Precedence, highest first: explicit overrides (CLI flags) > `VERITRAIL_*` environment variables
+> `[llm]` in `veritrail.toml` > the GraphRAG project's own `settings.yaml` > defaults. So
+`veritrail audit ROOT` uses the model the index was built with, and any single setting can be
+changed without copying the rest. Every value remembers where it came from, so an error can say
+which file or variable to fix.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.llm.retry import RetryPolicy
+from veritrail_graphrag.llm.settings_yaml import Unresolved, read_graphrag_settings
+from veritrail_graphrag.llm.usage import ModelPrice
+
+ENV_PREFIX = "VERITRAIL_"
+TOML_NAME = "veritrail.toml"
+_OFFICIAL_HOSTS = ("api.openai.com",)
+
+
+class LLMConfig(BaseModel):
+    """Everything needed to reach one chat model. Secrets are `SecretStr` and never printed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: Literal["openai", "azure"] = Field(
+        default="openai", description="'openai' also covers any OpenAI-compatible server via base_url"
+    )
+    model: str = Field(min_length=1)
+    base_url: str | None = Field(default=None, description="OpenAI-compatible base URL, or the Azure endpoint")
+    api_key: SecretStr | None = None
+    api_key_env: str | None = Field(
+        default=None, description="environment variable holding the key (default OPENAI_API_KEY / AZURE_OPENAI_API_KEY)"
+    )
+    api_version: str | None = Field(default=None, description="Azure OpenAI API version")
+    azure_deployment: str | None = Field(default=None, description="Azure deployment (default: the model name)")
+    auth_method: Literal["api_key", "azure_managed_identity"] = "api_key"
+    structured_output: bool | None = Field(
+        default=None, description="ask for JSON-schema answers; None = on for OpenAI and Azure, off elsewhere"
+    )
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    sample_temperature: float = Field(default=0.2, ge=0, le=2, description="used when samples > 1")
+    seed: int | None = None
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    timeout: float = Field(default=120.0, gt=0, description="seconds per request")
+    max_attempts: int = Field(default=6, ge=1, description="per request, for 429/5xx/timeouts/dropped connections")
+    backoff_base: float = Field(default=1.0, ge=0)
+    backoff_max: float = Field(default=60.0, ge=0)
+    parse_attempts: int = Field(default=3, ge=1, description="asks per call when the answer cannot be read")
+    concurrency: int = Field(default=16, ge=1, description="requests in flight at once")
+    requests_per_minute: int | None = Field(default=None, ge=1)
+    tokens_per_minute: int | None = Field(default=None, ge=1)
+    cache: bool = True
+    cache_path: Path | None = None
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    sources: dict[str, str] = Field(default_factory=dict, description="where each setting came from")
+
+    @property
+    def uses_structured_output(self) -> bool:
+        if self.structured_output is not None:
+            return self.structured_output
+        if self.provider == "azure":
+            return True
+        return self.base_url is None or any(host in self.base_url for host in _OFFICIAL_HOSTS)
+
+    @property
+    def is_official_openai(self) -> bool:
+        return self.provider == "openai" and (
+            self.base_url is None or any(host in self.base_url for host in _OFFICIAL_HOSTS)
+        )
+
+    @property
+    def key_variable(self) -> str:
+        if self.api_key_env:
+            return self.api_key_env
+        return "AZURE_OPENAI_API_KEY" if self.provider == "azure" else "OPENAI_API_KEY"
+
+    def resolved_api_key(self) -> str | None:
+        """The explicit key, else the named environment variable (Azure also tries OPENAI_API_KEY)."""
+        if self.api_key is not None:
+            return self.api_key.get_secret_value()
+        names = [self.key_variable]
+        if self.provider == "azure" and not self.api_key_env:
+            names.append("OPENAI_API_KEY")
+        return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(max_attempts=self.max_attempts, base_delay=self.backoff_base, max_delay=self.backoff_max)
+
+    def endpoint(self) -> dict[str, Any]:
+        """What identifies the answering model, for cache keys (never the key or timeouts)."""
+        base = (self.base_url or "").rstrip("/")
+        deployment = (self.azure_deployment or self.model) if self.provider == "azure" else None
+        return {"provider": self.provider, "base_url": base, "deployment": deployment}
+
+    def source_of(self, name: str) -> str:
+        return self.sources.get(name, "default")
+
+
+def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in LLMConfig.model_fields:
+        if name in ("prices", "sources"):
+            continue
+        raw = environ.get(ENV_PREFIX + name.upper())
+        if raw is not None and raw.strip() != "":
+            values[name] = None if raw.strip().lower() == "auto" else raw.strip()
+    return values
+
+
+def _toml_layer(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LLMConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise LLMConfigError(f"{path}: invalid TOML: {exc}") from None
+    section = data.get("llm", {})
+    if not isinstance(section, dict):
+        raise LLMConfigError(f"{path}: [llm] must be a table")
+    values = dict(section)
+    if isinstance(values.get("cache_path"), str):
+        values["cache_path"] = (path.parent / values["cache_path"]).resolve()
+    if values.get("structured_output") == "auto":
+        values["structured_output"] = None
+    return values
+
+
+def _find_toml(root: Path | None) -> Path | None:
+    for folder in ([root] if root else []) + [Path.cwd()]:
+        candidate = folder / TOML_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def resolve_llm_config(
+    root: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LLMConfig:
+    """Merge defaults < GraphRAG settings.yaml < veritrail.toml < VERITRAIL_* env < overrides.
+
+    `root` is the GraphRAG project folder (it holds settings.yaml, .env and maybe veritrail.toml);
+    `overrides` are CLI flags by field name, where None means "not given".
+    """
+    environ = os.environ if environ is None else environ
+    layers: list[tuple[str, dict[str, Any]]] = []
+    unsupported_provider: str | None = None
+    if root is not None:
+        graphrag = read_graphrag_settings(Path(root), environ)
+        if graphrag is not None:
+            layers.append((f"{graphrag.path} ({graphrag.model_id})", graphrag.values))
+            unsupported_provider = graphrag.unsupported_provider
+    toml_path = _find_toml(Path(root) if root else None)
+    if toml_path is not None:
+        layers.append((str(toml_path), _toml_layer(toml_path)))
+    layers.append(("environment (VERITRAIL_*)", _env_layer(environ)))
+    layers.append(("command line", {k: v for k, v in (overrides or {}).items() if v is not None}))
+
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    prices: dict[str, Any] = {}
+    for source, values in layers:
+        for name, value in values.items():
+            if name not in LLMConfig.model_fields or name == "sources":
+                raise LLMConfigError(f"{source}: unknown LLM setting {name!r}")
+            if name == "prices":
+                prices.update(value or {})
+                continue
+            merged[name] = value
+            sources[name] = source
+
+    for name, value in merged.items():
+        if isinstance(value, Unresolved):
+            raise LLMConfigError(
+                f"{value.file}: {name} refers to ${{{value.variable}}}, which is set neither in the "
+                f"environment nor in {value.file.parent / '.env'}"
+            )
+    if unsupported_provider and not merged.get("base_url"):
+        raise LLMConfigError(
+            f"{sources.get('model', 'settings.yaml')}: model_provider {unsupported_provider!r} has no "
+            "OpenAI-compatible endpoint we know of; set base_url (VERITRAIL_BASE_URL or --base-url) to "
+            "one, e.g. a LiteLLM proxy"
+        )
+    if not merged.get("model"):
+        raise LLMConfigError(
+            "no model configured: pass --model, set VERITRAIL_MODEL, add model under [llm] in "
+            "veritrail.toml, or run on a GraphRAG project whose settings.yaml names its completion model"
+        )
+    if merged.get("cache_path") is None:
+        folder = Path(root) / ".veritrail" if root else Path.home() / ".cache" / "veritrail"
+        merged["cache_path"] = folder / "llm_cache.sqlite"
+    try:
+        return LLMConfig.model_validate({**merged, "prices": prices, "sources": sources})
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        name = str(problem["loc"][0]) if problem["loc"] else "?"
+        raise LLMConfigError(
+            f"LLM setting {name!r} from {sources.get(name, 'default')}: {problem['msg']}"
+            + (f" (got {problem.get('input')!r})" if name != "api_key" else "")
+        ) from None

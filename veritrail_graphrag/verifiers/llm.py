@@ -1,0 +1,205 @@
+"""The LLM verifier: the `Verifier` protocol (and claim extraction) through any OpenAI-compatible model.
+
+It knows prompts and models and nothing about traversal. With `samples=k, min_agreement=t`
+(METHOD.md section 5) Evidence Selection and Verdict Generation are each asked k times at the
+sampling temperature: a sentence counts when at least t samples select it, a verdict passes when
+at least t samples agree (no verdict or a tie: Inconclusive), and the score is the share of
+Fully Supported samples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+
+from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
+from veritrail_graphrag.llm.client import LLMClient
+from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.labels import SentenceLabels
+from veritrail_graphrag.llm.parsing import (
+    parse_claim_extraction,
+    parse_decomposition,
+    parse_evidence,
+    parse_verdict,
+)
+from veritrail_graphrag.llm.prompts import (
+    claim_extraction_prompt,
+    decomposition_prompt,
+    evidence_prompt,
+    verdict_prompt,
+)
+from veritrail_graphrag.llm.schemas import EvidenceAnswer, VerdictAnswer
+from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
+from veritrail_graphrag.sentences import split_sentences
+
+EXTRACTION_USAGE_KEY = "(claim extraction)"
+
+
+class LLMVerifier:
+    """Verifier backed by a chat model. Build it with `from_config` to get the configured cache."""
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        samples: int = 1,
+        min_agreement: int = 1,
+        cache: ResponseCache | None = None,
+        ledger: UsageLedger | None = None,
+        client: LLMClient | None = None,
+        context_before: int = 3,
+        context_after: int = 1,
+    ) -> None:
+        if samples < 1 or not 1 <= min_agreement <= samples:
+            raise LLMConfigError(
+                f"need samples >= 1 and 1 <= min_agreement <= samples (got samples={samples}, "
+                f"min_agreement={min_agreement})"
+            )
+        self.config = config
+        self.samples = samples
+        self.min_agreement = min_agreement
+        self.client = client or LLMClient(config, cache=cache, ledger=ledger)
+        self.context_before = context_before
+        self.context_after = context_after
+        self._origins: dict[str, str] = {}
+
+    @classmethod
+    def from_config(cls, config: LLMConfig, *, samples: int = 1, min_agreement: int = 1) -> LLMVerifier:
+        """With the SQLite cache at `config.cache_path` unless the cache is switched off."""
+        cache = SQLiteCache(config.cache_path) if config.cache and config.cache_path else None
+        return cls(config, samples=samples, min_agreement=min_agreement, cache=cache)
+
+    @property
+    def usage(self) -> UsageLedger:
+        return self.client.ledger
+
+    @property
+    def _sample_temperature(self) -> float:
+        return self.config.sample_temperature if self.samples > 1 else self.config.temperature
+
+    def _claim_seen(self, claim: Claim) -> None:
+        """Decomposition calls only carry text: tie that text (and its parts) to the claim id."""
+        self.usage.link(claim.text, claim.id)
+
+    async def decompose(self, claim_text: str) -> list[str]:
+        origin = self._origins.get(claim_text, claim_text)
+        parts = await self.client.complete(
+            decomposition_prompt(claim_text),
+            parse_decomposition,
+            subject=origin,
+        )
+        for part in parts:
+            self._origins.setdefault(part, origin)
+        return parts
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        self._claim_seen(claim)
+        if not sentences:
+            return EvidenceSelection()
+        labels = SentenceLabels(sentences)
+        prompt = evidence_prompt(claim, labels)
+        answers: list[EvidenceAnswer] = await asyncio.gather(
+            *(
+                self.client.complete(
+                    prompt,
+                    parse_evidence,
+                    sample=i,
+                    temperature=self._sample_temperature,
+                    usage_key=claim.id,
+                    claim_id=claim.id,
+                )
+                for i in range(self.samples)
+            )
+        )
+        picks = [(labels.resolve(a.selected)[0], labels.resolve(a.context)[0], a.summary) for a in answers]
+        if self.samples == 1:
+            selected, context, summary = picks[0]
+            return EvidenceSelection(selected=selected, context=context, summary=summary if selected else "")
+        return self._agreed_evidence(picks, [s.id for s in sentences])
+
+    def _agreed_evidence(
+        self, picks: Sequence[tuple[list[str], list[str], str]], order: list[str]
+    ) -> EvidenceSelection:
+        """Keep ids chosen by at least `min_agreement` samples; the summary of the closest sample."""
+        chosen = Counter(i for selected, _, _ in picks for i in set(selected))
+        needed = Counter(i for _, context, _ in picks for i in set(context))
+        selected = [i for i in order if chosen[i] >= self.min_agreement]
+        context = [i for i in order if needed[i] >= self.min_agreement and i not in selected]
+        if not selected:
+            return EvidenceSelection()
+        agreed = set(selected)
+
+        def closeness(pick: tuple[list[str], list[str], str]) -> float:
+            own = set(pick[0])
+            return len(own & agreed) / len(own | agreed)
+
+        best = max(picks, key=closeness)
+        return EvidenceSelection(selected=selected, context=context, summary=best[2])
+
+    async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
+        self._claim_seen(claim)
+        if not excerpts:
+            return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="No evidence was selected.", score=0.0)
+        prompt = verdict_prompt(claim, excerpts)
+        answers: list[VerdictAnswer] = await asyncio.gather(
+            *(
+                self.client.complete(
+                    prompt,
+                    parse_verdict,
+                    sample=i,
+                    temperature=self._sample_temperature,
+                    usage_key=claim.id,
+                    claim_id=claim.id,
+                )
+                for i in range(self.samples)
+            )
+        )
+        return self._agreed_verdict(answers)
+
+    def _agreed_verdict(self, answers: Sequence[VerdictAnswer]) -> VerdictResult:
+        verdicts = [Verdict(a.verdict) for a in answers]
+        counts = Counter(verdicts)
+        score = counts[Verdict.FULLY_SUPPORTED] / len(verdicts)
+        passing = [(n, v) for v, n in counts.most_common() if n >= self.min_agreement]
+        if not passing or (len(passing) > 1 and passing[0][0] == passing[1][0]):
+            tally = ", ".join(f"{n} {v.value}" for v, n in counts.most_common())
+            return VerdictResult(
+                verdict=Verdict.INCONCLUSIVE,
+                reasoning=f"The {len(verdicts)} samples did not agree ({tally}; {self.min_agreement} needed).",
+                score=score,
+            )
+        verdict = passing[0][1]
+        reasoning = next(a.reasoning for a in answers if Verdict(a.verdict) is verdict)
+        return VerdictResult(verdict=verdict, reasoning=reasoning, score=score)
+
+    async def extract_claims(self, answer: str, question: str | None = None) -> list[Claim]:
+        """Claims of a final answer, one extraction call per sentence (run concurrently), ids c1, c2...
+
+        Each call sees the question and the neighbouring sentences as context but extracts from its
+        own sentence only, so claims stay traceable to the sentence they came from.
+        """
+        sentences = split_sentences(answer)
+        usage_key = current_usage_key.get() or EXTRACTION_USAGE_KEY
+        per_sentence = await asyncio.gather(
+            *(
+                self.client.complete(
+                    claim_extraction_prompt(
+                        sentence,
+                        sentences[max(0, i - self.context_before) : i],
+                        sentences[i + 1 : i + 1 + self.context_after],
+                        question,
+                    ),
+                    parse_claim_extraction,
+                    usage_key=usage_key,
+                )
+                for i, sentence in enumerate(sentences)
+            )
+        )
+        texts = list(dict.fromkeys(text for claims in per_sentence for text in claims))
+        return [Claim(id=f"c{n}", text=text) for n, text in enumerate(texts, start=1)]
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
