@@ -90,7 +90,7 @@ def test_failing_verifier_leaves_no_partial_report(tmp_path: Path, monkeypatch: 
         async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
             raise TimeoutError("backend unavailable")
 
-    monkeypatch.setattr(cli, "make_verifier", lambda name: Broken("ferry"))
+    monkeypatch.setattr(cli, "make_verifier", lambda name, options=None: Broken("ferry"))
     out = tmp_path / "report.json"
     out.write_text("previous report")
     result = runner.invoke(cli.app, ["verify", str(SAMPLE), "--out", str(out)])

@@ -13,10 +13,12 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from veritrail_graphrag import __version__
+from veritrail_graphrag.claims import sentence_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.files import atomic_write_text
@@ -88,6 +90,28 @@ class Checkpoint:
         self.path.unlink(missing_ok=True)
 
 
+async def extract_claims(
+    verifier: object, dag: DAG, terminals: list[str], question: str | None
+) -> tuple[list[Claim], dict[str, str]]:
+    """Claims of each terminal: the verifier's own extractor when it has one (the LLM's
+    Claimify-style extraction), else one claim per sentence. Ids are prefixed by the terminal
+    when there are several, so they stay unique."""
+    extractor = getattr(verifier, "extract_claims", None)
+    claims: list[Claim] = []
+    where: dict[str, str] = {}
+    for terminal in terminals:
+        if extractor is None:
+            found = sentence_claims(dag, terminal)
+        else:
+            found = await extractor(dag.node(terminal).text, question)
+            if len(terminals) > 1:
+                found = [c.model_copy(update={"id": f"{terminal}/{c.id}"}) for c in found]
+        for claim in found:
+            claims.append(claim)
+            where[claim.id] = terminal
+    return claims, where
+
+
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -108,6 +132,7 @@ async def run_audit(
     markdown_path: Path | None = None,
     resume: bool = True,
     on_result: Callable[[ClaimResult], None] | None = None,
+    usage: Callable[[], dict[str, Any]] | None = None,
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically."""
     checkpoint = Checkpoint(checkpoint_path(report_path), audit_key(dag, terminal, verifier_name, engine))
@@ -138,6 +163,7 @@ async def run_audit(
         summary=summarize(results, len(dag)),
         results=results,
         resumed_claims=len(done),
+        usage=usage() if usage is not None else None,
     )
     report.save(report_path)
     if markdown_path is not None:

@@ -1,32 +1,32 @@
-"""The `veritrail` command. Tables go to stdout; progress and errors go to stderr."""
+"""The `veritrail` command. Tables go to stdout; progress, notes and errors go to stderr."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from veritrail_graphrag import __version__
-from veritrail_graphrag.audit import run_audit
-from veritrail_graphrag.claims import load_claims, sentence_claims
+from veritrail_graphrag.audit import extract_claims, run_audit
+from veritrail_graphrag.claims import load_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import VeriTrailError
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
-from veritrail_graphrag.report import claims_table
+from veritrail_graphrag.report import AuditReport, claims_table
 from veritrail_graphrag.targets import (
     AuditTarget,
     file_target,
     graphrag_index_target,
     graphrag_query_target,
     is_graphrag,
-    terminal_claims,
 )
-from veritrail_graphrag.verifiers.registry import VERIFIERS, make_verifier
+from veritrail_graphrag.verifiers.registry import VERIFIERS, VerifierOptions, make_verifier
 
 app = typer.Typer(
     add_completion=False,
@@ -35,6 +35,18 @@ app = typer.Typer(
 )
 stdout = Console()
 stderr = Console(stderr=True)
+
+VerifierName = Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)} (lexical needs no model).")]
+Q = Annotated[int, typer.Option("--q", min=1, help="Consecutive Not Fully Supported verdicts that end a claim.")]
+Model = Annotated[str | None, typer.Option(help="LLM: model or Azure deployment (default: settings).")]
+BaseUrl = Annotated[str | None, typer.Option(help="LLM: OpenAI-compatible base URL or Azure endpoint.")]
+Provider = Annotated[str | None, typer.Option(help="LLM: openai (any compatible server) or azure.")]
+ApiVersion = Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")]
+Samples = Annotated[int, typer.Option(min=1, help="LLM: samples per Evidence Selection and verdict call.")]
+MinAgreement = Annotated[int, typer.Option(min=1, help="LLM: samples that must agree (confidence scores).")]
+Concurrency = Annotated[int, typer.Option(min=1, help="Verifier calls in flight at once.")]
+Resume = Annotated[bool, typer.Option(help="Reuse claims finished by an interrupted run with the same inputs.")]
+DryRun = Annotated[bool, typer.Option(help="Estimate calls, tokens and cost from the DAG; call nothing.")]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -54,115 +66,177 @@ def _progress(total: int) -> Progress:
     )
 
 
+def _usage(verifier: object) -> dict[str, Any] | None:
+    ledger = getattr(verifier, "usage", None)
+    if ledger is None:
+        return None
+    return {
+        "total": ledger.total().model_dump(),
+        "per_claim": {k: u.model_dump() for k, u in ledger.by_key().items()},
+        "by_kind": {str(k): u.model_dump() for k, u in ledger.by_kind().items()},
+    }
+
+
+def _print_dry_run(target: AuditTarget, options: VerifierOptions, config: TrailConfig, extract: bool) -> None:
+    from veritrail_graphrag.dry_run import plan
+    from veritrail_graphrag.llm.config import resolve_llm_config
+
+    llm = resolve_llm_config(options.root, options.llm_overrides())
+    estimate = plan(
+        target.dag, target.terminals, config, llm.model, extract=extract, samples=options.samples, prices=llm.prices
+    )
+    table = Table(title=f"dry run: {estimate.claims} claims (≈ one per sentence), model {llm.model}")
+    for column in ("bound", "calls", "input tokens", "output tokens", "cost (USD)"):
+        table.add_column(column, justify="right")
+    for name, bound in (("lower: one iteration", estimate.lower), ("upper: every upstream node", estimate.upper)):
+        calls = sum(k.calls for k in bound.kinds)
+        cost = "unknown price" if bound.cost_usd is None else f"{bound.cost_usd:,.2f}"
+        table.add_row(name, f"{calls:,}", f"{bound.input_tokens:,}", f"{bound.output_tokens:,}", cost)
+    stdout.print(table)
+    stdout.print(
+        f"{estimate.nodes_upstream:,} of {estimate.nodes_in_dag:,} nodes are upstream of the terminal(s); "
+        "the paper's GraphRAG audits read 0.3-1% of the DAG per claim, so expect figures near the lower bound.",
+        highlight=False,
+    )
+
+
+async def _run(
+    target: AuditTarget,
+    claims: list[Claim] | None,
+    verifier_name: str,
+    options: VerifierOptions,
+    config: TrailConfig,
+    report_path: Path,
+    markdown_path: Path | None,
+    resume: bool,
+) -> AuditReport:
+    verifier = make_verifier(verifier_name, options)
+    try:
+        if claims is None:
+            found, terminal = await extract_claims(verifier, target.dag, target.terminals, target.question)
+            claims = found
+        elif len(target.terminals) == 1:
+            terminal = target.terminals[0]
+        else:
+            raise _fail("--claims needs a single terminal")
+        if not claims:
+            raise _fail(f"no claims: {', '.join(target.terminals)} has no sentence with verifiable content")
+        with _progress(len(claims)) as progress:
+            task = progress.add_task("claims", total=len(claims))
+            return await run_audit(
+                VeriTrail(verifier, config),
+                target.dag,
+                claims,
+                terminal,
+                source=target.source,
+                verifier_name=verifier_name,
+                report_path=report_path,
+                markdown_path=markdown_path,
+                resume=resume,
+                on_result=lambda _: progress.advance(task),
+                usage=lambda: _usage(verifier),
+            )
+    finally:
+        close = getattr(verifier, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _audit(
+    target: AuditTarget,
+    claims: list[Claim] | None,
+    verifier_name: str,
+    options: VerifierOptions,
+    config: TrailConfig,
+    report_path: Path,
+    markdown_path: Path | None,
+    resume: bool,
+    dry_run: bool,
+) -> AuditReport | None:
+    for note in target.notes:
+        stderr.print(f"note: {note}", highlight=False, soft_wrap=True)
+    if dry_run:
+        _print_dry_run(target, options, config, extract=claims is None and verifier_name == "llm")
+        return None
+    report = asyncio.run(_run(target, claims, verifier_name, options, config, report_path, markdown_path, resume))
+    stdout.print(claims_table(report))
+    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
+    stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
+    stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)
+    if report.usage is not None:
+        total = report.usage["total"]
+        cost = "unknown" if total["cost_usd"] is None else f"${total['cost_usd']:.4f}"
+        stdout.print(
+            f"Model calls: {total['calls']} ({total['cached_calls']} from cache), "
+            f"{total['input_tokens'] + total['output_tokens']:,} tokens, cost {cost}.",
+            highlight=False,
+        )
+    if report.resumed_claims:
+        stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
+    written = f"{report_path}" + (f" and {markdown_path}" if markdown_path else "")
+    stdout.print(f"Report: {written}", highlight=False, soft_wrap=True)
+    return report
+
+
+def _options(root: Path | None, **values: Any) -> VerifierOptions:
+    return VerifierOptions(root=root, **values)
+
+
 @app.command()
 def verify(
     dag_path: Annotated[Path, typer.Argument(metavar="DAG.json", help="A DAG in veritrail's JSON format.")],
     claims_path: Annotated[
         Path | None,
-        typer.Option("--claims", help="JSON list of {id, text} claims (default: the terminal's sentences)."),
+        typer.Option("--claims", help="JSON list of {id, text} claims (default: the terminal's claims)."),
     ] = None,
     claim: Annotated[list[str] | None, typer.Option("--claim", help="A claim to verify (repeatable).")] = None,
     terminal: Annotated[str | None, typer.Option(help="Node to verify (default: the DAG's unique sink).")] = None,
-    q: Annotated[
-        int, typer.Option("--q", min=1, help="Consecutive Not Fully Supported verdicts that end a claim.")
-    ] = 1,
-    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
+    q: Q = 1,
+    verifier: VerifierName = "lexical",
     out: Annotated[Path | None, typer.Option(help="Report path (default: <DAG>.report.json beside the DAG).")] = None,
     max_sentences_per_prompt: Annotated[int, typer.Option(min=1)] = 40,
-    concurrency: Annotated[int, typer.Option(min=1)] = 16,
-    resume: Annotated[
-        bool, typer.Option(help="Reuse claims finished by an interrupted run with the same inputs.")
-    ] = True,
+    concurrency: Concurrency = 16,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    provider: Provider = None,
+    api_version: ApiVersion = None,
+    samples: Samples = 1,
+    min_agreement: MinAgreement = 1,
+    resume: Resume = True,
+    dry_run: DryRun = False,
     fail_on_unsupported: Annotated[
         bool, typer.Option(help="Exit with code 1 when any claim is not Fully Supported (for CI gates).")
     ] = False,
 ) -> None:
-    """Verify claims against a DAG and write a JSON report (atomically)."""
+    """Verify claims against a DAG file and write a JSON report (atomically)."""
     try:
-        dag = DAG.from_json(dag_path)
-        start = dag.resolve_terminal(terminal)
         if claims_path is not None and claim:
             raise _fail("give either --claims or --claim, not both")
+        dag = DAG.from_json(dag_path)
+        start = dag.resolve_terminal(terminal)
+        claims: list[Claim] | None = None
         if claims_path is not None:
             claims = load_claims(claims_path)
         elif claim:
             claims = [Claim(id=f"claim-{i + 1}", text=text) for i, text in enumerate(claim)]
-        else:
-            claims = sentence_claims(dag, start)
-        if not claims:
-            raise _fail(f"no claims: the terminal {start!r} has no sentence with verifiable content")
+        target = AuditTarget(dag, [start], dag_path.parent, str(dag_path), dag.metadata.get("question"))
         config = TrailConfig(q=q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
-        engine = VeriTrail(make_verifier(verifier), config)
-        target = out or dag_path.with_name(dag_path.stem + ".report.json")
-        with _progress(len(claims)) as progress:
-            task = progress.add_task("claims", total=len(claims))
-            report = asyncio.run(
-                run_audit(
-                    engine,
-                    dag,
-                    claims,
-                    start,
-                    source=str(dag_path),
-                    verifier_name=verifier,
-                    report_path=target,
-                    resume=resume,
-                    on_result=lambda _: progress.advance(task),
-                )
-            )
+        options = _options(
+            None, model=model, base_url=base_url, provider=provider, api_version=api_version,
+            concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        )  # fmt: skip
+        report_path = out or dag_path.with_name(dag_path.stem + ".report.json")
+        report = _audit(target, claims, verifier, options, config, report_path, None, resume, dry_run)
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None
-
-    stdout.print(claims_table(report))
-    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
-    stdout.print(f"{counts}. Report: {target}", highlight=False)
-    if report.resumed_claims:
-        stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
-    if fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in report.results):
+    if fail_on_unsupported and report and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in report.results):
         raise typer.Exit(code=1)
-
-
-def _audit_target(target: AuditTarget, claims: list[Claim] | None, verifier: str, q: int, resume: bool) -> None:
-    """Verify a target's claims, write report.json + report.md into its folder, print the table."""
-    if claims is None:
-        claims, where = terminal_claims(target.dag, target.terminals)
-        terminal: str | dict[str, str] = where
-    else:
-        if len(target.terminals) != 1:
-            raise _fail("--claims needs a single terminal")
-        terminal = target.terminals[0]
-    if not claims:
-        raise _fail(f"no claims: {', '.join(target.terminals)} has no sentence with verifiable content")
-    engine = VeriTrail(make_verifier(verifier), TrailConfig(q=q))
-    report_path = target.out_dir / "report.json"
-    for note in target.notes:
-        stderr.print(f"note: {note}", highlight=False, soft_wrap=True)
-    with _progress(len(claims)) as progress:
-        task = progress.add_task("claims", total=len(claims))
-        report = asyncio.run(
-            run_audit(
-                engine,
-                target.dag,
-                claims,
-                terminal,
-                source=target.source,
-                verifier_name=verifier,
-                report_path=report_path,
-                markdown_path=target.out_dir / "report.md",
-                resume=resume,
-                on_result=lambda _: progress.advance(task),
-            )
-        )
-    stdout.print(claims_table(report))
-    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
-    stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
-    stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)
-    stdout.print(f"Report: {report_path} and {report_path.with_suffix('.md')}", highlight=False, soft_wrap=True)
 
 
 @app.command()
 def audit(
     path: Annotated[
-        Path, typer.Argument(help="GraphRAG project root or output/, DAG JSON, summary log or BooookScore file.")
+        Path, typer.Argument(help="GraphRAG project or output/, DAG JSON, summary log or BooookScore file.")
     ],
     query_run: Annotated[
         str | None, typer.Option(help="GraphRAG: the saved query run to audit (default: latest).")
@@ -172,13 +246,19 @@ def audit(
     question: Annotated[str | None, typer.Option(help="The question the answer responds to.")] = None,
     book: Annotated[str | None, typer.Option(help="BooookScore: the book to audit.")] = None,
     claims_path: Annotated[Path | None, typer.Option("--claims", help="JSON list of {id, text} claims.")] = None,
-    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
-    q: Annotated[
-        int, typer.Option("--q", min=1, help="Consecutive Not Fully Supported verdicts that end a claim.")
-    ] = 1,
-    resume: Annotated[bool, typer.Option(help="Reuse claims finished by an interrupted run.")] = True,
+    verifier: VerifierName = "lexical",
+    q: Q = 1,
+    concurrency: Concurrency = 16,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    provider: Provider = None,
+    api_version: ApiVersion = None,
+    samples: Samples = 1,
+    min_agreement: MinAgreement = 1,
+    resume: Resume = True,
+    dry_run: DryRun = False,
 ) -> None:
-    """Audit a pipeline run's final output and write report.json and report.md next to its artifacts."""
+    """Audit a pipeline run's final output; write report.json and report.md next to its artifacts."""
     try:
         if is_graphrag(path):
             target = graphrag_query_target(
@@ -187,7 +267,13 @@ def audit(
         else:
             target = file_target(path, book=book)
         claims = load_claims(claims_path) if claims_path is not None else None
-        _audit_target(target, claims, verifier, q, resume)
+        options = _options(
+            target.project_root, model=model, base_url=base_url, provider=provider, api_version=api_version,
+            concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        )  # fmt: skip
+        config = TrailConfig(q=q, concurrency=concurrency)
+        report_path = target.out_dir / "report.json"
+        _audit(target, claims, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None
 
@@ -198,14 +284,28 @@ def audit_index(
     reports: Annotated[int, typer.Option(min=1, help="Audit the N highest-ranked community reports.")] = 10,
     community: Annotated[list[int] | None, typer.Option(help="Audit this community's report (repeatable).")] = None,
     all_reports: Annotated[bool, typer.Option("--all", help="Audit every community report.")] = False,
-    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
-    q: Annotated[int, typer.Option("--q", min=1)] = 1,
-    resume: Annotated[bool, typer.Option(help="Reuse claims finished by an interrupted run.")] = True,
+    verifier: VerifierName = "lexical",
+    q: Q = 1,
+    concurrency: Concurrency = 16,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    provider: Provider = None,
+    api_version: ApiVersion = None,
+    samples: Samples = 1,
+    min_agreement: MinAgreement = 1,
+    resume: Resume = True,
+    dry_run: DryRun = False,
 ) -> None:
     """Audit the index itself: community reports traced through descriptions to the text units."""
     try:
         target = graphrag_index_target(root, reports=None if all_reports else reports, communities=community)
-        _audit_target(target, None, verifier, q, resume)
+        options = _options(
+            target.project_root, model=model, base_url=base_url, provider=provider, api_version=api_version,
+            concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        )  # fmt: skip
+        config = TrailConfig(q=q, concurrency=concurrency)
+        report_path = target.out_dir / "report.json"
+        _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None
 

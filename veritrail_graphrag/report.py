@@ -42,6 +42,9 @@ class AuditReport(BaseModel):
     dag_metadata: dict[str, Any] = Field(default_factory=dict)
     summary: Summary
     resumed_claims: int = Field(default=0, description="claims taken from an interrupted run's checkpoint")
+    usage: dict[str, Any] | None = Field(
+        default=None, description="model calls, tokens and cost: total, per claim and per call kind"
+    )
     results: list[ClaimResult]
 
     def save(self, path: Path) -> None:

@@ -14,10 +14,8 @@ from pathlib import Path
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
 from veritrail_graphrag.adapters.summaries import load_summary_run
-from veritrail_graphrag.claims import sentence_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
-from veritrail_graphrag.models import Claim
 
 
 @dataclass
@@ -127,14 +125,3 @@ def file_target(path: Path, *, book: str | None = None) -> AuditTarget:
     dag = load_summary_run(path, book=book)
     out_dir = path.with_name(f"{path.stem}.veritrail")
     return AuditTarget(dag, [dag.terminal], out_dir, str(path), dag.metadata.get("question"))
-
-
-def terminal_claims(dag: DAG, terminals: list[str]) -> tuple[list[Claim], dict[str, str]]:
-    """Sentence claims of each terminal, and which terminal each claim belongs to."""
-    claims: list[Claim] = []
-    where: dict[str, str] = {}
-    for terminal in terminals:
-        for claim in sentence_claims(dag, terminal):
-            claims.append(claim)
-            where[claim.id] = terminal
-    return claims, where

@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
 from veritrail_graphrag.verifiers.base import Verifier
 
-VERIFIERS = ("lexical",)
+VERIFIERS = ("lexical", "llm")
 
 
-def make_verifier(name: str) -> Verifier:
+class VerifierOptions(BaseModel):
+    """What the CLI knows about the verifier to build; LLM fields left None come from settings."""
+
+    root: Path | None = Field(default=None, description="GraphRAG project whose settings.yaml names the model")
+    model: str | None = None
+    base_url: str | None = None
+    provider: str | None = None
+    api_version: str | None = None
+    api_key_env: str | None = None
+    concurrency: int | None = None
+    samples: int = Field(default=1, ge=1)
+    min_agreement: int = Field(default=1, ge=1)
+
+    def llm_overrides(self) -> dict[str, object]:
+        fields = ("model", "base_url", "provider", "api_version", "api_key_env", "concurrency")
+        return {name: getattr(self, name) for name in fields}
+
+
+def make_verifier(name: str, options: VerifierOptions | None = None) -> Verifier:
+    options = options or VerifierOptions()
     if name == "lexical":
         from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
         return LexicalVerifier()
+    if name == "llm":
+        from veritrail_graphrag.llm.config import resolve_llm_config
+        from veritrail_graphrag.verifiers.llm import LLMVerifier
+
+        config = resolve_llm_config(options.root, options.llm_overrides())
+        return LLMVerifier.from_config(config, samples=options.samples, min_agreement=options.min_agreement)
     raise ValueError(f"unknown verifier {name!r}; choose one of: {', '.join(VERIFIERS)}")

@@ -1,0 +1,74 @@
+"""`veritrail audit ROOT --verifier llm` on a GraphRAG project whose settings.yaml names the model.
+
+The endpoint is the local fake OpenAI server: nothing leaves 127.0.0.1 and no real key is used.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI, Fault
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+
+pytest_plugins = ["fake_openai"]
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "graphrag-christmas-carol"
+runner = CliRunner()
+
+
+@pytest.fixture()
+def project(tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "carol"
+    shutil.copytree(SAMPLE, root)
+    (root / "settings.yaml").write_text(
+        "completion_models:\n"
+        "  default_completion_model:\n"
+        "    model_provider: openai\n"
+        "    model: test-model\n"
+        f"    api_base: {fake_openai.url}\n"
+        "    api_key: ${FAKE_KEY}\n"
+    )
+    monkeypatch.setenv("FAKE_KEY", "not-a-real-key")
+    for name in ("VERITRAIL_MODEL", "VERITRAIL_BASE_URL", "VERITRAIL_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+def _report(root: Path) -> dict:
+    return json.loads((root / "output" / "veritrail" / "queries" / "handwritten-1" / "report.json").read_text())
+
+
+def test_llm_audit_uses_the_project_model_and_reruns_for_free(project: Path, fake_openai: FakeOpenAI) -> None:
+    dry = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "test-model" in dry.output and fake_openai.count == 0
+
+    first = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm"])
+    assert first.exit_code == 0, first.output
+    calls = fake_openai.count
+    assert calls > 0
+    report = _report(project)
+    assert report["verifier"] == "llm"
+    assert report["usage"]["total"]["calls"] == calls
+    assert set(report["usage"]["per_claim"]) >= {r["claim"]["id"] for r in report["results"]}
+    assert any("orphanage" in r["claim"]["text"] and r["error_stages"] == [6] for r in report["results"])
+
+    again = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
+    assert again.exit_code == 0, again.output
+    assert fake_openai.count == calls  # every answer came from the cache
+    assert [r["verdict"] for r in _report(project)["results"]] == [r["verdict"] for r in report["results"]]
+
+
+def test_llm_audit_survives_faults_with_identical_results(project: Path, fake_openai: FakeOpenAI) -> None:
+    fake_openai.schedule([Fault("server_error", status=503), None, Fault("rate_limit", retry_after=0.01), None] * 3)
+    faulty = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
+    assert faulty.exit_code == 0, faulty.output
+    with_faults = [(r["claim"]["text"], r["verdict"]) for r in _report(project)["results"]]
+    shutil.rmtree(project / ".veritrail", ignore_errors=True)
+    clean = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
+    assert clean.exit_code == 0, clean.output
+    assert [(r["claim"]["text"], r["verdict"]) for r in _report(project)["results"]] == with_faults
