@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,7 +17,7 @@ from veritrail_graphrag.audit import extract_claims, run_audit
 from veritrail_graphrag.claims import load_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
-from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.errors import AdapterError, VeriTrailError
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.report import AuditReport, claims_table
 from veritrail_graphrag.targets import (
@@ -306,6 +307,61 @@ def audit_index(
         config = TrailConfig(q=q, concurrency=concurrency)
         report_path = target.out_dir / "report.json"
         _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
+    except (VeriTrailError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+
+
+@app.command()
+def query(
+    root: Annotated[Path, typer.Argument(help="GraphRAG project root (with settings.yaml and an index).")],
+    query_text: Annotated[str, typer.Option("--query", help="The question to ask.")],
+    method: Annotated[str, typer.Option(help="Search method; only global search has map/reduce steps.")] = "global",
+    community_level: Annotated[int, typer.Option(help="As `graphrag query --community-level`.")] = 2,
+    response_type: Annotated[str, typer.Option(help="As `graphrag query --response-type`.")] = "Multiple Paragraphs",
+    run_audit_after: Annotated[bool, typer.Option("--audit/--no-audit", help="Audit the run once saved.")] = True,
+    verifier: VerifierName = "lexical",
+    q: Q = 1,
+    concurrency: Concurrency = 16,
+    model: Model = None,
+    base_url: BaseUrl = None,
+    provider: Provider = None,
+    api_version: ApiVersion = None,
+) -> None:
+    """Run GraphRAG's global search with a recorder, save the whole run beside the index, audit it."""
+    if method != "global":
+        raise _fail(
+            f"--method {method}: only global search is captured (its map answers and reduce step are "
+            "stages 5 and 6); save a local search answer to a file and use `veritrail audit ROOT --answer FILE`"
+        )
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        from veritrail_graphrag.adapters.graphrag_capture import capture_global_search, run_dir
+
+        run = asyncio.run(
+            capture_global_search(
+                root,
+                query_text,
+                community_level=community_level,
+                response_type=response_type,
+                on_token=lambda token: stdout.out(token, end="", highlight=False),
+            )
+        )
+        stdout.print()
+        stdout.print(f"Query run saved to {run_dir(root, run.run_id)}", highlight=False, soft_wrap=True)
+        if not run_audit_after:
+            return
+        try:
+            target = graphrag_query_target(root, query_run=run.run_id)
+        except AdapterError as exc:
+            stderr.print(f"note: nothing to audit: {exc}", highlight=False, soft_wrap=True)
+            return
+        options = _options(
+            target.project_root, model=model, base_url=base_url, provider=provider, api_version=api_version,
+            concurrency=concurrency,
+        )  # fmt: skip
+        report_path = target.out_dir / "report.json"
+        config = TrailConfig(q=q, concurrency=concurrency)
+        _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", True, False)
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None
 
