@@ -318,7 +318,7 @@ def test_malformed_files_name_the_book_and_place(tmp_path: Path, value: object, 
 def test_files_that_are_not_booookscore(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(AdapterError, match="not a JSON file"):
+    with pytest.raises(AdapterError, match="invalid JSON at line 1, column 2"):
         read_booookscore(bad)
     listing = tmp_path / "list.json"
     listing.write_text("[1, 2]")

@@ -91,7 +91,7 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
         QueryRun.load(tmp_path)
     path = tmp_path / "query_run.json"
     path.write_text("{not json", encoding="utf-8")
-    with pytest.raises(AdapterError, match=r"query_run\.json: not a JSON query run"):
+    with pytest.raises(AdapterError, match=r"query_run\.json: invalid JSON at line 1"):
         QueryRun.load(path)
     path.write_text(json.dumps({"format": "something-else"}), encoding="utf-8")
     with pytest.raises(AdapterError, match="is not 'veritrail-graphrag-query-run'"):

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError
+from veritrail_graphrag.files import read_text
 from veritrail_graphrag.models import Claim
 
 _CITATION = re.compile(r"\s*\[(?:Data|Sources?):[^\]]*\]", re.IGNORECASE)
@@ -41,12 +42,7 @@ def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
 
 def load_claims(path: Path) -> list[Claim]:
     """Read `[{"id", "text", "sub_claims"?}, ...]` or `{"claims": [...]}`, or JSONL of such objects."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ClaimsError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise ClaimsError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    raw = read_text(path, ClaimsError)
     try:
         data = json.loads(raw)
     except json.JSONDecodeError:

@@ -7,7 +7,6 @@ sentences lazily, once per node, the first time the engine reads the node: a Gra
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from veritrail_graphrag.errors import DagError
-from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.files import atomic_write_text, read_json
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.sentences import split_sentences
 
@@ -122,16 +121,7 @@ class DAG:
     @classmethod
     def from_json(cls, path: str | Path) -> DAG:
         path = Path(path)
-        try:
-            raw = path.read_bytes().decode("utf-8")
-        except FileNotFoundError:
-            raise DagError(f"{path}: no such file") from None
-        except UnicodeDecodeError as exc:
-            raise DagError(f"{path}: not UTF-8 (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise DagError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        data = read_json(path, DagError)
         if not isinstance(data, dict) or "nodes" not in data:
             raise DagError(f"{path}: expected an object with 'nodes' and 'edges' (format {FORMAT_NAME!r})")
         if data.get("format", FORMAT_NAME) != FORMAT_NAME or data.get("version", 1) > FORMAT_VERSION:

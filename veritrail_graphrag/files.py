@@ -1,10 +1,13 @@
-"""Atomic file writes: a report is either complete on disk or absent, never half written."""
+"""File I/O at the edges: atomic writes (a report is complete on disk or absent, never half
+written) and strict reads whose errors name the file."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -20,3 +23,23 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_text(path: Path, error: type[Exception]) -> str:
+    """The file as UTF-8, or `error` naming the file (and the first byte that is not UTF-8)."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a folder, not a file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
+
+
+def read_json(path: Path, error: type[Exception]) -> Any:
+    """Parsed JSON, or `error` naming the file and the line and column of the problem."""
+    try:
+        return json.loads(read_text(path, error))
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None

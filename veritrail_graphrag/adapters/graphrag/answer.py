@@ -22,15 +22,11 @@ from veritrail_graphrag.adapters.graphrag.query_run import (
 )
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.files import read_text
 
 
 def _read_text(path: Path) -> str:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise AdapterError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise AdapterError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    text = read_text(path, AdapterError)
     if not text.strip():
         raise AdapterError(f"{path}: the file is empty")
     return text

@@ -12,7 +12,6 @@ The run is stored as one JSON file, `<dir>/query_run.json`, conventionally under
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter, deque
 from datetime import UTC, datetime
@@ -24,7 +23,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from veritrail_graphrag.adapters.graphrag import ids
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
-from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.files import atomic_write_text, read_json
 
 FORMAT_NAME = "veritrail-graphrag-query-run"
 FORMAT_VERSION = 1
@@ -112,12 +111,7 @@ class QueryRun(BaseModel):
         path = Path(path)
         if path.is_dir():
             path = path / FILE_NAME
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise AdapterError(f"{path}: no such file") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise AdapterError(f"{path}: not a JSON query run ({exc})") from None
+        data = read_json(path, AdapterError)
         if isinstance(data, dict) and data.get("format", FORMAT_NAME) != FORMAT_NAME:
             raise AdapterError(f"{path}: format {data.get('format')!r} is not {FORMAT_NAME!r}")
         try:

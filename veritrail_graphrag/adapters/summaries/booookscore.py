@@ -36,6 +36,7 @@ from veritrail_graphrag.adapters.summaries.packing import (
 from veritrail_graphrag.adapters.summaries.tokenizer import Tokenizer, load_cl100k
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError, DagError
+from veritrail_graphrag.files import read_json
 
 Mode = Literal["auto", "hier", "inc"]
 _MODE_NAMES = {"hier": "hierarchical", "inc": "incremental", "auto": "any"}
@@ -46,12 +47,7 @@ CHUNK_STAGE = 1
 def read_booookscore_file(path: str | Path) -> dict[str, Any]:
     """The whole file as `{book: value}`; a clear error when it is not a BooookScore output."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AdapterError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise AdapterError(f"{path}: not a JSON file: {exc}") from None
+    data = read_json(path, AdapterError)
     if not isinstance(data, dict) or not data:
         raise AdapterError(f"{path}: expected an object mapping book ids to summaries")
     return data
