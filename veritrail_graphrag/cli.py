@@ -160,7 +160,7 @@ def _audit(
         _print_dry_run(target, options, config, extract=claims is None and verifier_name == "llm")
         return None
     report = asyncio.run(_run(target, claims, verifier_name, options, config, report_path, markdown_path, resume))
-    stdout.print(claims_table(report))
+    stdout.print(claims_table(report, target.dag.stage))
     counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
     stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
     stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)

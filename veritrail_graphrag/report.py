@@ -6,6 +6,7 @@ Computing lives in the engine; this module only counts and renders.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -88,25 +89,36 @@ def _stages_cell(result: ClaimResult) -> str:
     return ", ".join(map(str, result.error_stages))
 
 
-def _trail_cell(result: ClaimResult) -> str:
-    return " <- ".join(",".join(it.nodes_with_evidence) or "-" for it in result.iterations)
+def _trail_cell(result: ClaimResult, stage_of: Callable[[str], int] | None) -> str:
+    """Per iteration, the nodes that yielded evidence: as `stage (count)` when stages are known."""
+    cells = []
+    for it in result.iterations:
+        if not it.nodes_with_evidence:
+            cells.append("-")
+        elif stage_of is None:
+            cells.append(",".join(it.nodes_with_evidence))
+        else:
+            counts = Counter(stage_of(n) for n in it.nodes_with_evidence)
+            cells.append(" ".join(f"{stage}({n})" for stage, n in sorted(counts.items(), reverse=True)))
+    return " <- ".join(cells)
 
 
-def claims_table(report: AuditReport, width: int = 70) -> Table:
+def claims_table(report: AuditReport, stage_of: Callable[[str], int] | None = None, width: int = 70) -> Table:
     shown = ", ".join(report.terminals[:3]) + (
         f" and {len(report.terminals) - 3} more" if len(report.terminals) > 3 else ""
     )
     table = Table(title=f"{report.summary.claims} claims, terminal {shown}", expand=False)
-    table.add_column("claim", overflow="fold", max_width=width)
-    table.add_column("verdict")
-    table.add_column("error stage")
-    table.add_column("evidence trail (nodes per iteration)", overflow="fold", max_width=width)
+    table.add_column("claim", overflow="fold", min_width=30, max_width=width)
+    table.add_column("verdict", max_width=12)
+    table.add_column("error stage", max_width=6)
+    trail = "evidence: stage(nodes) per step" if stage_of else "evidence trail (nodes per iteration)"
+    table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
     for result in report.results:
         table.add_row(
             f"[dim]{result.claim.id}[/dim] {result.claim.text}",
             f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
             _stages_cell(result),
-            _trail_cell(result),
+            _trail_cell(result, stage_of),
         )
     return table
 
