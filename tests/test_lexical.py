@@ -120,6 +120,41 @@ async def test_abbreviations_match_their_expansions(verifier: LexicalVerifier) -
         assert result.verdict is Verdict.FULLY_SUPPORTED, (claim, result.reasoning)
 
 
+async def test_opposite_words_are_a_mismatch(verifier: LexicalVerifier) -> None:
+    evidence = "The new remote is easy to use for novice users. Its battery lasts two weeks."
+    swapped = await judge(verifier, "The new remote is difficult to use for novice users.", evidence)
+    kept = await judge(verifier, "The new remote is easy to use for novice users.", evidence)
+    assert swapped.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "opposite words: claim 'difficult' vs evidence 'easy'" in swapped.reasoning
+    assert kept.verdict is Verdict.FULLY_SUPPORTED
+
+
+async def test_opposites_only_count_in_the_sentences_the_claim_aligns_with(verifier: LexicalVerifier) -> None:
+    evidence = (
+        "The remote has a difficult menu for experts. Nobody liked the colour. The box is blue. "
+        "The price was discussed at length. The novice buttons are large and easy to press."
+    )
+    result = await judge(verifier, "The novice buttons are large and easy to press.", evidence)
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+    assert "opposite" not in result.reasoning
+
+
+async def test_spelled_out_compound_numbers(verifier: LexicalVerifier) -> None:
+    evidence = "Marketing: we agreed on twenty five Euros for the selling price."
+    same = await judge(verifier, "The selling price is 25 Euros.", evidence)
+    other = await judge(verifier, "The selling price is 20 Euros.", evidence)
+    assert same.verdict is Verdict.FULLY_SUPPORTED, same.reasoning
+    assert other.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "number mismatch: claim 20 vs evidence twenty five" in other.reasoning
+
+
+async def test_negated_number_phrase_is_checked_on_its_first_word(verifier: LexicalVerifier) -> None:
+    evidence = "The package includes monitoring sensors and 24/7 expert support."
+    result = await judge(verifier, "The package includes monitoring sensors and no 24/7 expert support.", evidence)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "claim says 'no expert'" in result.reasoning
+
+
 async def test_abbreviation_periods_do_not_end_a_negation(verifier: LexicalVerifier) -> None:
     result = await judge(verifier, "Dr. Smith did not sign the contract.", "Dr. Smith signed the contract.")
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED

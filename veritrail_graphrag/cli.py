@@ -18,6 +18,7 @@ from veritrail_graphrag.claims import load_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import AdapterError, VeriTrailError
+from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.report import AuditReport, claims_table
 from veritrail_graphrag.targets import (
@@ -364,6 +365,9 @@ def query(
         _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", True, False)
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None
+
+
+app.command("eval")(eval_command)
 
 
 @app.command()

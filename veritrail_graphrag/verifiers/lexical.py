@@ -19,10 +19,12 @@ class LexicalVerifier:
     """A `Verifier` built from word overlap: BM25 selection, coverage-based verdicts.
 
     This is a triage tool, not a replacement for an LLM judge. It sees which words, numbers and
-    names of a claim the evidence contains, and catches changed numbers and flipped negations
-    near matched words; it cannot see paraphrase, swapped roles ("A sold to B" vs "B sold to A"),
-    antonyms or reasoning across sentences. Use its scores to rank claims for review, and its
-    Not Fully Supported verdicts as "look here first", never as proof.
+    names of a claim the evidence contains, and catches changed numbers, flipped negations and
+    common opposites ("easy"/"difficult") in the evidence sentences the claim aligns with; it
+    cannot see paraphrase, swapped roles ("A sold to B" vs "B sold to A"), uncommon antonyms or
+    reasoning across sentences, and abstractive claims (a book summary checked against scattered
+    quotes) score low whether true or not. Use its scores to rank claims for review, and its Not
+    Fully Supported verdicts as "look here first", never as proof. `veritrail eval` measures it.
 
     Deterministic, synchronous inside (the methods are `async` only to satisfy the protocol) and
     fast: one 40-sentence batch takes about a millisecond.

@@ -1,9 +1,14 @@
 """The lexical verdict: how much of a claim the evidence covers, and what contradicts it.
 
-Coverage alone cannot see the two cheapest hallucinations, a changed number and a dropped or
-added "not", because the changed sentence shares almost every word with its source. So both are
-checked explicitly and subtracted from the score, and the reasoning names the figures, so that a
-reviewer can tell at a glance whether the flag is worth a closer look.
+Coverage alone cannot see the cheapest hallucinations, a changed number, a dropped or added
+"not", a word swapped for its opposite, because the changed sentence shares almost every word with
+its source. So these are checked explicitly and subtracted from the score, and the reasoning names
+the figures, so that a reviewer can tell at a glance whether the flag is worth a closer look.
+
+Coverage is pooled over all evidence (a claim may combine several sentences), but the
+contradiction checks for negations and opposites only look at the few evidence sentences that
+align best with the claim: a long transcript negates or contradicts some word of any claim
+somewhere, and only the sentences the claim was written from can contradict it.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veritrail_graphrag.models import Verdict, VerdictResult
+from veritrail_graphrag.verifiers.lexical_antonyms import opposites
 from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical_text import Term, TextTerms, analyze, fuzzy_equal
 
@@ -20,10 +26,14 @@ _ROLE_WINDOW = 3
 """How many terms on each side of a number describe its role ("revenue ... 2019", "5 employees")."""
 _SHOWN = 8
 
+Place = tuple[int, int]
+"""(excerpt, sentence): one evidence sentence."""
+
 
 @dataclass
 class _Evidence:
-    """Every excerpt's terms pooled: a claim may be supported by several nodes together."""
+    """Every excerpt's terms pooled (a claim may be supported by several nodes together), with the
+    sentence each term and each negation scope stands in."""
 
     keys: set[str] = field(default_factory=set)
     lowercase: set[str] = field(default_factory=set)
@@ -32,15 +42,19 @@ class _Evidence:
     negations: dict[str, list[tuple[int, int | None]]] = field(default_factory=lambda: defaultdict(list))
     numbers: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
     scopes: dict[tuple[int, int], set[str]] = field(default_factory=lambda: defaultdict(set))
+    scope_places: dict[tuple[int, int], Place] = field(default_factory=dict)
+    sentences: dict[Place, set[str]] = field(default_factory=lambda: defaultdict(set))
 
     def add(self, excerpt: int, text: TextTerms) -> None:
         for term in text.terms:
             if term.kind == "word" and len(term.key) >= 5 and term.key not in self.by_prefix[term.key[:5]]:
                 self.by_prefix[term.key[:5]].append(term.key)
             self.keys.add(term.key)
+            self.sentences[(excerpt, term.sentence)].add(term.key)
             self.negations[term.key].append((excerpt, term.negation))
             if term.negation is not None:
                 self.scopes[(excerpt, term.negation)].add(term.key)
+                self.scope_places[(excerpt, term.negation)] = (excerpt, term.sentence)
         self.numbers.extend(
             (term.key, term.surface, _role(text.terms, term)) for term in text.terms if term.kind == "number"
         )
@@ -58,6 +72,22 @@ class _Evidence:
                 if fuzzy_equal(term.key, candidate):
                     return candidate
         return None
+
+    def aligned(self, matched: set[str], limit: int) -> set[Place]:
+        """The `limit` sentences that together hold the most matched claim keys, chosen greedily."""
+        chosen: set[Place] = set()
+        left = set(matched)
+        while left and len(chosen) < limit:
+            place, gain = max(
+                ((p, len(keys & left)) for p, keys in self.sentences.items() if p not in chosen),
+                key=lambda item: item[1],
+                default=(None, 0),
+            )
+            if place is None or gain == 0:
+                break
+            chosen.add(place)
+            left -= self.sentences[place]
+        return chosen
 
 
 def _role(terms: Sequence[Term], number: Term) -> frozenset[str]:
@@ -78,6 +108,7 @@ class _Assessment:
     missing_numbers: int = 0
     number_mismatches: list[str] = field(default_factory=list)
     negation_mismatches: list[str] = field(default_factory=list)
+    antonym_mismatches: list[str] = field(default_factory=list)
 
 
 def _distinct_terms(claim: TextTerms, evidence: _Evidence) -> list[Term]:
@@ -100,14 +131,16 @@ def _run_covered(claim: TextTerms, evidence: _Evidence) -> set[int]:
     return {position for initials, positions in claim.runs if initials in evidence.keys for position in positions}
 
 
-def _negation_mismatches(claim: TextTerms, evidence: _Evidence, matched: dict[str, str]) -> list[str]:
+def _negation_mismatches(
+    claim: TextTerms, evidence: _Evidence, matched: dict[str, str], aligned: set[Place]
+) -> list[str]:
     """Negations on one side only. The claim side looks at the word a cue governs (the first
-    content word after it); the evidence side needs a negated evidence clause that holds at least
-    two of the claim's words, because a long root negates some word of the claim somewhere."""
+    content word after it); the evidence side needs a negated clause, in a sentence aligned with
+    the claim, that holds at least two of the claim's words."""
     found: list[str] = []
     heads: dict[int, Term] = {}
     for term in claim.terms:
-        if term.negation is not None:
+        if term.negation is not None and term.kind != "number":
             heads.setdefault(term.negation, term)
     for scope, head in heads.items():
         evidence_key = matched.get(head.key)
@@ -122,12 +155,26 @@ def _negation_mismatches(claim: TextTerms, evidence: _Evidence, matched: dict[st
         if evidence_key is None or term.key in negated_in_claim:
             continue
         occurrences = evidence.negations[evidence_key]
-        excerpt, scope = occurrences[0]
-        if scope is None or any(n is None for _, n in occurrences):
+        if any(n is None for _, n in occurrences):
             continue
-        if (excerpt, scope) not in flagged and len(evidence.scopes[(excerpt, scope)] & shared) >= 2:
-            flagged.add((excerpt, scope))
-            found.append(f"evidence negates '{term.surface}', claim does not")
+        for key in ((excerpt, scope) for excerpt, scope in occurrences if scope is not None):
+            if key in flagged or evidence.scope_places.get(key) not in aligned:
+                continue
+            if len(evidence.scopes[key] & shared) >= 2:
+                flagged.add(key)
+                found.append(f"evidence negates '{term.surface}', claim does not")
+                break
+    return found
+
+
+def _antonym_mismatches(missing: Sequence[Term], evidence: _Evidence, aligned: set[Place]) -> list[str]:
+    """Claim words the evidence lacks while the aligned evidence sentences use their opposite."""
+    near = set().union(*(evidence.sentences[p] for p in aligned)) if aligned else set()
+    found = []
+    for term in missing:
+        opposite = sorted(opposites(term.key) & near)
+        if term.kind == "word" and opposite:
+            found.append(f"claim '{term.surface}' vs evidence '{opposite[0]}'")
     return found
 
 
@@ -146,6 +193,7 @@ def _assess(claim: TextTerms, evidence: _Evidence, config: LexicalConfig) -> _As
     result = _Assessment()
     via_acronym = _run_covered(claim, evidence)
     matched: dict[str, str] = {}
+    absent: list[Term] = []
     for term in _distinct_terms(claim, evidence):
         weight = {"name": config.name_weight, "number": config.number_weight}.get(term.kind, 1.0)
         result.total += 1
@@ -159,6 +207,7 @@ def _assess(claim: TextTerms, evidence: _Evidence, config: LexicalConfig) -> _As
             if term.kind != "number" and hit in evidence.negations:
                 matched[term.key] = hit
             continue
+        absent.append(term)
         result.missing.append(term.surface)
         if term.kind == "name":
             result.missing_names += 1
@@ -168,19 +217,22 @@ def _assess(claim: TextTerms, evidence: _Evidence, config: LexicalConfig) -> _As
                 result.number_mismatches.append(conflict)
             else:
                 result.missing_numbers += 1
-    result.negation_mismatches = _negation_mismatches(claim, evidence, matched)
+    aligned = evidence.aligned(set(matched.values()), config.aligned_sentences)
+    result.negation_mismatches = _negation_mismatches(claim, evidence, matched, aligned)
+    result.antonym_mismatches = _antonym_mismatches(absent, evidence, aligned)
     return result
 
 
 def _score(assessment: _Assessment, config: LexicalConfig) -> float:
     coverage = assessment.covered_weight / assessment.weight
-    penalty = (
+    penalty = config.coverage_weight * (1.0 - coverage) + (
         config.missing_name_penalty * assessment.missing_names
         + config.missing_number_penalty * assessment.missing_numbers
         + config.number_mismatch_penalty * len(assessment.number_mismatches)
         + config.negation_mismatch_penalty * len(assessment.negation_mismatches)
+        + config.antonym_mismatch_penalty * len(assessment.antonym_mismatches)
     )
-    return round(min(1.0, max(0.0, coverage - penalty)), 4)
+    return round(min(1.0, max(0.0, 1.0 - penalty)), 4)
 
 
 def _reasoning(assessment: _Assessment, score: float) -> str:
@@ -193,6 +245,8 @@ def _reasoning(assessment: _Assessment, score: float) -> str:
         parts.append("number mismatch: " + "; ".join(assessment.number_mismatches))
     if assessment.negation_mismatches:
         parts.append("negation mismatch: " + "; ".join(assessment.negation_mismatches))
+    if assessment.antonym_mismatches:
+        parts.append("opposite words: " + "; ".join(assessment.antonym_mismatches))
     parts.append(f"score {score:.2f}")
     return "; ".join(parts)
 

@@ -49,11 +49,21 @@ DISCOURSE_WORDS = frozenset(
     """
     mention mentions mentioned mentioning discuss discusses discussed discussing discussion
     talk talks talked talking say says said saying state states stated note notes noted explain
-    explains explained describe describes described overall various
+    explains explained describe describes described overall various however moreover furthermore
+    additionally meanwhile nevertheless nonetheless therefore hence specifically notably ultimately
     """.split()
 )
-"""Reporting words a summary adds around what was said ("the group discussed the price"): the
-source never contains them, so counting them would penalize every faithful summary."""
+"""Reporting words and connectives a summary adds around what was said ("the group discussed
+the price", "However, ..."): the source rarely contains them, so counting them would penalize
+every faithful summary."""
+
+_COMMON_OPENERS = frozenset(
+    """
+    after before later earlier initially eventually finally first next today yesterday tomorrow
+    afterwards despite instead besides currently recently previously once
+    """.split()
+)
+"""Ordinary words that often open a sentence: capitalized there, they are still not names."""
 _SCOPE_BREAKERS = frozenset("but however although though whereas while yet except".split())
 _RUN_CONNECTORS = frozenset("of for de la".split())
 _NEGATION_SCOPE = 4
@@ -113,6 +123,12 @@ _NUMBER_WORDS = {
     "dozen": Decimal(12),
 }
 """Spelled-out numbers. "one" is left out: it is far more often a pronoun ("one of the ...")."""
+
+_TENS = frozenset(Decimal(10 * n) for n in range(2, 10))
+_UNITS = {
+    word: Decimal(value) for value, word in enumerate("one two three four five six seven eight nine".split(), start=1)
+}
+"""Units that complete a spelled-out tens ("twenty one", "forty-five"); here "one" is a number."""
 
 _SCALES = {
     "hundred": Decimal(100),
@@ -304,7 +320,7 @@ class _Builder:
         inner_capital = any(ch.isupper() for ch in raw[1:])
         if lower in ABBREVIATIONS and capitalized:
             lower = ABBREVIATIONS[lower]
-        if lower in DISCOURSE_WORDS and not capitalized:
+        if lower in DISCOURSE_WORDS and (initial or not capitalized):
             self.close_run()
             return False
         if len(lower) < 2 or (lower in STOPWORDS and not (inner_capital and not self.shouting)):
@@ -322,17 +338,25 @@ class _Builder:
         else:
             if not capitalized:
                 self.lowercase.add(key)
-            self.add(key, surface, "word", initial_capital=capitalized and initial)
+            self.add(key, surface, "word", initial_capital=capitalized and initial and lower not in _COMMON_OPENERS)
         return False
 
     def number(self, value: Decimal, surface: str, next_word: str) -> bool:
-        scale = _SCALES.get(next_word.lower())
-        if scale is not None:
+        """One number, taking the next word along when it completes it: a scale ("5 million") or
+        the units of a spelled-out tens ("twenty five", as transcripts write 25)."""
+        following = next_word.lower()
+        units = _UNITS.get(following) if value in _TENS else None
+        scale = _SCALES.get(following)
+        if units is not None:
+            value += units
+        elif scale is not None:
             value *= scale
+        consumed = units is not None or scale is not None
+        if consumed:
             surface = f"{surface} {next_word}"
         self.at_start = False
         self.add(_number_key(value), surface, "number")
-        return scale is not None
+        return consumed
 
 
 def _is_shouting(text: str) -> bool:

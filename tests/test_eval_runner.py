@@ -1,0 +1,141 @@
+"""The runner on a toy benchmark with a rule-based verifier: units, reference points, cost, errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from veritrail_graphrag.dag import DagFile, Node
+from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim, LoadedBenchmark
+from veritrail_graphrag.evaluation.render import render_markdown, tables
+from veritrail_graphrag.evaluation.runner import evaluate
+from veritrail_graphrag.evaluation.splits import Split, select
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
+
+SOURCE = "The mill opened in 1850. The river powers the mill."
+
+
+@dataclass
+class _Total:
+    total_tokens: int
+
+
+class _Ledger:
+    def __init__(self) -> None:
+        self.tokens = 0
+
+    def total(self) -> _Total:
+        return _Total(self.tokens)
+
+
+class KeywordVerifier:
+    """Selects every sentence; the verdict comes from a keyword in the claim. Meters 10 tokens a call."""
+
+    def __init__(self) -> None:
+        self.usage = _Ledger()
+
+    async def decompose(self, claim_text: str) -> list[str]:
+        self.usage.tokens += 10
+        return [claim_text]
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        self.usage.tokens += 10
+        return EvidenceSelection(selected=[s.id for s in sentences], summary="all")
+
+    async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
+        self.usage.tokens += 10
+        if "boom" in claim.text:
+            raise RuntimeError("model unavailable")
+        if "fake" in claim.text:
+            return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, score=0.1)
+        if "unsure" in claim.text:
+            return VerdictResult(verdict=Verdict.INCONCLUSIVE, score=0.5)
+        return VerdictResult(verdict=Verdict.FULLY_SUPPORTED, score=0.9)
+
+
+def _item(item_id: str, document: str, claims: list[tuple[str, bool | None]], supported: bool | None = None):
+    nodes = [
+        Node(id="source", text=SOURCE, stage=1),
+        Node(id="answer", text=" ".join(text for text, _ in claims), stage=2),
+    ]
+    return BenchmarkItem(
+        id=item_id,
+        benchmark="toy",
+        subset=document,
+        document_id=document,
+        dag=DagFile(nodes=nodes, edges=[("source", "answer")]),
+        terminal="answer",
+        claims=[
+            LabeledClaim(claim=Claim(id=f"c{i}", text=text), supported=label) for i, (text, label) in enumerate(claims)
+        ],
+        supported=supported,
+    )
+
+
+def _benchmark() -> LoadedBenchmark:
+    items = []
+    for d in range(6):
+        doc = f"doc{d}"
+        items += [
+            _item(f"{doc}-true", doc, [("The mill opened in 1850.", True)]),
+            _item(f"{doc}-caught", doc, [("The fake mill opened in 1990.", False)]),
+            _item(f"{doc}-missed", doc, [("The mill opened in 1851.", False)]),
+            _item(f"{doc}-unsure", doc, [("The unsure river powers the mill.", True)]),
+            _item(f"{doc}-summary", doc, [("The river powers the mill.", None), ("A fake claim.", None)], False),
+        ]
+    return LoadedBenchmark(name="toy", items=items, notes=["toy data"])
+
+
+def test_verifier_and_reference_points_are_scored_on_the_same_units() -> None:
+    benchmark = _benchmark()
+    report = evaluate(benchmark, "keyword", KeywordVerifier(), Split.TEST, command="veritrail eval toy")
+    test_items = select(benchmark.items, Split.TEST)
+    documents = len({i.document_id for i in test_items})
+    assert report.items == len(test_items) == 5 * documents
+    assert report.units == report.items and report.claims == 6 * documents and report.errors == 0
+    verifier, always, overlap = report.systems
+    assert [s.name for s in report.systems] == ["keyword", "always Fully Supported", "token overlap"]
+    # Per document: true -> FS (tn), caught -> NFS (tp), missed -> FS (fn), unsure -> Inconclusive = flagged (fp),
+    # summary (item label False, one fake sentence) -> flagged (tp).
+    c = verifier.overall.confusion
+    assert (c.tp, c.fp, c.fn, c.tn) == (2 * documents, documents, documents, documents)
+    assert verifier.inconclusive_rate == pytest.approx(0.2)
+    assert verifier.overall.not_supported.recall == pytest.approx(2 / 3)
+    assert always.overall.confusion.tn == 2 * documents and always.overall.not_supported.recall == 0.0
+    assert always.overall.auroc == pytest.approx(0.5)
+    assert overlap.threshold is not None and "dev units" in overlap.description
+    summary = next(o for o in report.outcomes if o.item_id.endswith("-summary"))
+    assert summary.claims == 2 and summary.verdict is Verdict.NOT_FULLY_SUPPORTED and summary.score == 0.1
+    assert set(verifier.by_subset) == {i.document_id for i in test_items}
+
+
+def test_cost_counts_engine_calls_and_metered_tokens() -> None:
+    report = evaluate(_benchmark(), "keyword", KeywordVerifier(), Split.TEST)
+    cost = report.cost
+    assert cost.calls_by_kind["judge"] == cost.claims
+    assert cost.calls == sum(cost.calls_by_kind.values())
+    assert cost.tokens == 10 * cost.calls
+    assert cost.tokens_per_claim == pytest.approx(10 * cost.calls / cost.claims)
+    assert cost.nodes_read_per_claim == pytest.approx(1.0)
+
+
+def test_failing_items_are_counted_and_left_out_of_every_system() -> None:
+    benchmark = _benchmark()
+    doc = select(benchmark.items, Split.TEST)[0].document_id
+    benchmark.items.append(_item(f"{doc}-boom", doc, [("The boom mill.", True)]))
+    report = evaluate(benchmark, "keyword", KeywordVerifier(), Split.TEST)
+    assert report.errors == 1
+    failed = [o for o in report.outcomes if o.error]
+    assert len(failed) == 1 and "model unavailable" in (failed[0].error or "")
+    assert all(s.overall.units == report.units - 1 for s in report.systems)
+
+
+def test_limit_and_rendering() -> None:
+    report = evaluate(_benchmark(), "keyword", KeywordVerifier(), Split.DEV, limit=3)
+    assert report.items == 3 and report.limit == 3
+    assert any("dev split" in note for note in report.notes)
+    markdown = render_markdown(report)
+    assert "| keyword |" in markdown and "## By slice" in markdown and "toy data" in markdown
+    assert "Positive class = Not Fully Supported" in markdown
+    assert len(tables(report)) == 2

@@ -1,0 +1,49 @@
+"""Count the verifier calls the engine makes, and read tokens from verifiers that meter them.
+
+Calls per claim is the engine's cost whatever the verifier is, so it is counted here by wrapping
+the verifier rather than trusting each backend to report it. Tokens only exist for model-backed
+verifiers: one that exposes a `usage` ledger with `total()` (like the LLM verifier) gets its tokens
+read before and after the run; any other verifier reports none.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
+from veritrail_graphrag.verifiers.base import Verifier
+
+
+class CountingVerifier:
+    """A `Verifier` that forwards every call and counts it by kind."""
+
+    def __init__(self, inner: Verifier) -> None:
+        self.inner = inner
+        self.calls: Counter[str] = Counter()
+
+    async def decompose(self, claim_text: str) -> list[str]:
+        self.calls["decompose"] += 1
+        return await self.inner.decompose(claim_text)
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        self.calls["select_evidence"] += 1
+        return await self.inner.select_evidence(claim, sentences)
+
+    async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
+        self.calls["judge"] += 1
+        return await self.inner.judge(claim, excerpts)
+
+    @property
+    def total_calls(self) -> int:
+        return sum(self.calls.values())
+
+
+def tokens_used(verifier: Any) -> int | None:
+    """Tokens the verifier has spent so far, or None when it does not meter them."""
+    usage = getattr(verifier, "usage", None)
+    total = getattr(usage, "total", None)
+    if not callable(total):
+        return None
+    tokens = getattr(total(), "total_tokens", None)
+    return tokens if isinstance(tokens, int) else None

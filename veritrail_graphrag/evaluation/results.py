@@ -1,0 +1,102 @@
+"""What an evaluation run produces: per-unit outcomes, per-system metrics, cost, and the report.
+
+These are the JSON file's schema; computing them lives in `scoring.py` and `runner.py`, and
+rendering in `render.py`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+
+from veritrail_graphrag.evaluation.metrics import DetectionMetrics, StageLocalization
+from veritrail_graphrag.models import Verdict
+
+REPORT_FORMAT = "veritrail-eval"
+REPORT_VERSION = 1
+
+CONVENTIONS = [
+    "Positive class = Not Fully Supported (a hallucination), as in the VeriTrail paper; precision, recall "
+    "and F1 are given for both classes, macro F1 is their mean and balanced accuracy the mean recall.",
+    "Inconclusive counts as Not Fully Supported for every hard metric (a claim nobody could confirm needs "
+    "a reviewer); the Inconclusive rate is reported on its own.",
+    "A zero denominator gives 0.0 (scikit-learn's zero_division=0).",
+    "AUROC ranks units by 1 - support score (ties count half); it is omitted when a system gives no score.",
+    "Every system is scored on the same units; units whose verification raised an error are left out of "
+    "all systems' figures and counted.",
+]
+
+
+class UnitOutcome(BaseModel):
+    """One system's prediction for one unit, next to the gold label."""
+
+    unit_id: str
+    item_id: str
+    subset: str
+    supported: bool = Field(description="gold label")
+    verdict: Verdict | None = Field(description="None when verification failed")
+    score: float | None = Field(default=None, description="support score, 1 = surely supported")
+    error_stages: list[int] | None = Field(default_factory=list)
+    planted_stage: int | None = None
+    edit_kind: str | None = None
+    claims: int = 1
+    nodes_read: int = 0
+    error: str | None = None
+
+
+class SystemResult(BaseModel):
+    """Metrics of one system (the verifier or a reference point) on the evaluated units."""
+
+    name: str
+    description: str
+    threshold: float | None = Field(default=None, description="support threshold tuned on dev, if any")
+    overall: DetectionMetrics
+    inconclusive_rate: float
+    by_subset: dict[str, DetectionMetrics] = Field(default_factory=dict)
+    by_planted_stage: dict[str, DetectionMetrics] = Field(
+        default_factory=dict, description="planted at stage s, together with every unchanged (supported) claim"
+    )
+    localization: dict[str, StageLocalization] = Field(
+        default_factory=dict, description="'all' and per planted stage; verifier only"
+    )
+
+
+class Cost(BaseModel):
+    """What verifying cost: engine calls, model tokens (when metered), wall time, nodes read."""
+
+    claims: int
+    calls: int
+    calls_by_kind: dict[str, int]
+    calls_per_claim: float
+    tokens: int | None = Field(description="None when the verifier does not meter tokens")
+    tokens_per_claim: float | None
+    seconds: float
+    seconds_per_claim: float
+    nodes_read_per_claim: float
+
+
+class EvalReport(BaseModel):
+    format: str = REPORT_FORMAT
+    version: int = REPORT_VERSION
+    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    tool_version: str
+    command: str
+    benchmark: str
+    split: str
+    verifier: str
+    data_dir: str
+    split_seed: str
+    dev_fraction: float
+    limit: int | None
+    conventions: list[str] = Field(default_factory=lambda: list(CONVENTIONS))
+    notes: list[str] = Field(default_factory=list)
+    items: int
+    units: int
+    claims: int
+    dev_units_for_tuning: int
+    skipped: dict[str, int] = Field(default_factory=dict, description="records the loader left out, by reason")
+    errors: int = Field(description="items whose verification raised an error (left out of the figures)")
+    systems: list[SystemResult]
+    cost: Cost
+    outcomes: list[UnitOutcome] = Field(description="the verifier's prediction per unit")

@@ -1,0 +1,225 @@
+"""Run a verifier through the engine on a benchmark split and score it next to the reference points.
+
+The engine runs exactly as `veritrail verify` runs it (same traversal, same claims), so the figures
+describe the tool, not a shortcut around it. The token-overlap threshold is tuned on the dev split
+only, whatever split is evaluated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from veritrail_graphrag import __version__
+from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.evaluation.baselines import overlap_score
+from veritrail_graphrag.evaluation.counting import CountingVerifier, tokens_used
+from veritrail_graphrag.evaluation.items import BenchmarkItem, LoadedBenchmark, Unit
+from veritrail_graphrag.evaluation.metrics import best_threshold
+from veritrail_graphrag.evaluation.results import Cost, EvalReport, UnitOutcome
+from veritrail_graphrag.evaluation.scoring import score_system
+from veritrail_graphrag.evaluation.splits import DEV_FRACTION, SPLIT_SEED, Split, select
+from veritrail_graphrag.models import TrailConfig, Verdict
+from veritrail_graphrag.trail import ClaimResult
+from veritrail_graphrag.verifiers.base import Verifier
+
+ITEM_CONCURRENCY = 8
+"""Items verified at once; each item's claims share the engine's own concurrency limit."""
+
+Progress = Callable[[int, int], None]
+
+
+def _aggregate(results: Sequence[ClaimResult]) -> tuple[Verdict, float | None, list[int] | None]:
+    """A unit of several claims is flagged when any claim is; its score is the weakest claim's."""
+    verdicts = {r.verdict for r in results}
+    if Verdict.NOT_FULLY_SUPPORTED in verdicts:
+        verdict = Verdict.NOT_FULLY_SUPPORTED
+    elif Verdict.INCONCLUSIVE in verdicts:
+        verdict = Verdict.INCONCLUSIVE
+    else:
+        verdict = Verdict.FULLY_SUPPORTED
+    scores = [r.score for r in results]
+    score = None if any(s is None for s in scores) else min(s for s in scores if s is not None)
+    flagged = [r for r in results if r.verdict is Verdict.NOT_FULLY_SUPPORTED]
+    if any(r.error_stages is None for r in flagged):
+        stages = None
+    else:
+        stages = sorted({s for r in flagged for s in r.error_stages or []})
+    return verdict, score, stages
+
+
+def _outcome(
+    item: BenchmarkItem,
+    unit: Unit,
+    verdict: Verdict | None,
+    score: float | None,
+    *,
+    error_stages: Sequence[int] | None = (),
+    nodes_read: int = 0,
+    error: str | None = None,
+) -> UnitOutcome:
+    return UnitOutcome(
+        unit_id=unit.id,
+        item_id=item.id,
+        subset=item.subset,
+        supported=unit.supported,
+        verdict=verdict,
+        score=score,
+        error_stages=None if error_stages is None else list(error_stages),
+        planted_stage=unit.planted_stage,
+        edit_kind=unit.edit_kind,
+        claims=len(unit.claim_ids),
+        nodes_read=nodes_read,
+        error=error,
+    )
+
+
+async def _verify_item(engine: VeriTrail, item: BenchmarkItem) -> list[UnitOutcome]:
+    try:
+        dag = item.build_dag()
+        results = await engine.averify_many(dag, [c.claim for c in item.claims], item.terminal)
+    except VeriTrailError as exc:
+        return [_outcome(item, unit, None, None, error=f"{type(exc).__name__}: {exc}") for unit in item.units()]
+    by_id = {r.claim.id: r for r in results}
+    outcomes = []
+    for unit in item.units():
+        chosen = [by_id[c] for c in unit.claim_ids]
+        verdict, score, stages = _aggregate(chosen)
+        outcomes.append(
+            _outcome(item, unit, verdict, score, error_stages=stages, nodes_read=sum(r.nodes_read for r in chosen))
+        )
+    return outcomes
+
+
+async def _verify_all(
+    engine: VeriTrail, items: Sequence[BenchmarkItem], progress: Progress | None
+) -> list[list[UnitOutcome]]:
+    semaphore = asyncio.Semaphore(ITEM_CONCURRENCY)
+    done = 0
+
+    async def one(item: BenchmarkItem) -> list[UnitOutcome]:
+        nonlocal done
+        async with semaphore:
+            outcomes = await _verify_item(engine, item)
+        done += 1
+        if progress is not None:
+            progress(done, len(items))
+        return outcomes
+
+    return list(await asyncio.gather(*(one(item) for item in items)))
+
+
+def overlap_outcomes(items: Sequence[BenchmarkItem], threshold: float) -> list[UnitOutcome]:
+    """The token-overlap reference point: each claim against the text of every root of its DAG."""
+    outcomes = []
+    for item in items:
+        roots = {n.id for n in item.dag.nodes} - {v for _, v in item.dag.edges}
+        sources = [n.text for n in item.dag.nodes if n.id in roots]
+        claim_scores = {c.claim.id: overlap_score(c.claim.text, sources) for c in item.claims}
+        for unit in item.units():
+            score = min(claim_scores[c] for c in unit.claim_ids)
+            verdict = Verdict.FULLY_SUPPORTED if score >= threshold else Verdict.NOT_FULLY_SUPPORTED
+            outcomes.append(_outcome(item, unit, verdict, score))
+    return outcomes
+
+
+def tune_overlap(dev_items: Sequence[BenchmarkItem]) -> float:
+    """The overlap threshold with the best dev macro F1."""
+    outcomes = overlap_outcomes(dev_items, threshold=0.0)
+    return best_threshold([not o.supported for o in outcomes], [o.score or 0.0 for o in outcomes])
+
+
+def always_supported_outcomes(items: Sequence[BenchmarkItem]) -> list[UnitOutcome]:
+    return [_outcome(item, unit, verdict=Verdict.FULLY_SUPPORTED, score=1.0) for item in items for unit in item.units()]
+
+
+def evaluate(
+    benchmark: LoadedBenchmark,
+    verifier_name: str,
+    verifier: Verifier,
+    split: Split,
+    *,
+    limit: int | None = None,
+    config: TrailConfig | None = None,
+    data_dir: Path | None = None,
+    command: str = "",
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Verify the split's items (the first `limit` in the split's seeded order) and score the verifier
+    and both reference points on the same units."""
+    items = select(benchmark.items, split)[:limit]
+    dev_items = select(benchmark.items, Split.DEV)
+    if not items:
+        raise VeriTrailError(f"{benchmark.name}: the {split} split is empty")
+    if not dev_items:
+        raise VeriTrailError(f"{benchmark.name}: the dev split is empty, nothing to tune the overlap threshold on")
+    threshold = tune_overlap(dev_items)
+
+    counting = CountingVerifier(verifier)
+    engine = VeriTrail(counting, config or TrailConfig())
+    tokens_before = tokens_used(verifier)
+    started = time.perf_counter()
+    verified = [o for group in asyncio.run(_verify_all(engine, items, progress)) for o in group]
+    seconds = time.perf_counter() - started
+    tokens_after = tokens_used(verifier)
+
+    failed_items = {o.item_id for o in verified if o.error}
+    kept = [o for o in verified if not o.error]
+    if not kept:
+        raise VeriTrailError(f"{benchmark.name}: every item failed; first error: {verified[0].error}")
+    kept_items = [i for i in items if i.id not in failed_items]
+    claims = sum(len(i.claims) for i in items)
+    dev_units = sum(len(i.units()) for i in dev_items)
+
+    systems = [
+        score_system(verifier_name, f"the {verifier_name} verifier through the VeriTrail engine", kept, localizes=True),
+        score_system(
+            "always Fully Supported", "flags nothing (reference point)", always_supported_outcomes(kept_items)
+        ),
+        score_system(
+            "token overlap",
+            f"Fully Supported iff at least {threshold:.3f} of the claim's content words occur in the roots "
+            f"(threshold tuned for macro F1 on the {dev_units} dev units)",
+            overlap_outcomes(kept_items, threshold),
+            threshold=threshold,
+        ),
+    ]
+    tokens = None if tokens_before is None or tokens_after is None else tokens_after - tokens_before
+    cost = Cost(
+        claims=claims,
+        calls=counting.total_calls,
+        calls_by_kind=dict(sorted(counting.calls.items())),
+        calls_per_claim=counting.total_calls / claims,
+        tokens=tokens,
+        tokens_per_claim=None if tokens is None else tokens / claims,
+        seconds=round(seconds, 3),
+        seconds_per_claim=seconds / claims,
+        nodes_read_per_claim=sum(o.nodes_read for o in verified) / claims,
+    )
+    notes = list(benchmark.notes)
+    if split is Split.DEV:
+        notes.append("This is the dev split: the overlap threshold was tuned on these same units (optimistic).")
+    return EvalReport(
+        tool_version=__version__,
+        command=command,
+        benchmark=benchmark.name,
+        split=split.value,
+        verifier=verifier_name,
+        data_dir=str(data_dir) if data_dir else "",
+        split_seed=SPLIT_SEED,
+        dev_fraction=DEV_FRACTION,
+        limit=limit,
+        notes=notes,
+        items=len(items),
+        units=len(verified),
+        claims=claims,
+        dev_units_for_tuning=dev_units,
+        skipped=benchmark.skipped,
+        errors=len(failed_items),
+        systems=systems,
+        cost=cost,
+        outcomes=verified,
+    )

@@ -1,0 +1,65 @@
+"""Turn per-unit outcomes into a system's metrics. Pure: no engine, no files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from veritrail_graphrag.evaluation.metrics import DetectionMetrics, detection, localization
+from veritrail_graphrag.evaluation.results import SystemResult, UnitOutcome
+from veritrail_graphrag.models import Verdict
+
+
+def flagged(outcome: UnitOutcome) -> bool:
+    """Predicted positive: anything but Fully Supported (Inconclusive included)."""
+    return outcome.verdict is not Verdict.FULLY_SUPPORTED
+
+
+def _detection(outcomes: Sequence[UnitOutcome]) -> DetectionMetrics:
+    scores = [o.score for o in outcomes]
+    return detection(
+        [not o.supported for o in outcomes],
+        [flagged(o) for o in outcomes],
+        None if any(s is None for s in scores) else [float(s) for s in scores if s is not None],
+    )
+
+
+def _grouped(outcomes: Sequence[UnitOutcome], key: Callable[[UnitOutcome], str]) -> dict[str, list[UnitOutcome]]:
+    groups: dict[str, list[UnitOutcome]] = {}
+    for outcome in outcomes:
+        groups.setdefault(key(outcome), []).append(outcome)
+    return dict(sorted(groups.items()))
+
+
+def score_system(
+    name: str,
+    description: str,
+    outcomes: Sequence[UnitOutcome],
+    *,
+    threshold: float | None = None,
+    localizes: bool = False,
+) -> SystemResult:
+    """Overall and per-subset detection; for planted units also per planted stage (each stage's
+    cases against every supported unit) and, when the system names error stages, localization."""
+    if not outcomes:
+        raise ValueError(f"{name}: no outcomes to score")
+    supported = [o for o in outcomes if o.supported]
+    planted = [o for o in outcomes if o.planted_stage is not None]
+    by_stage = _grouped(planted, lambda o: str(o.planted_stage))
+    located: dict[str, list[UnitOutcome]] = {"all": planted, **by_stage} if localizes and planted else {}
+    return SystemResult(
+        name=name,
+        description=description,
+        threshold=threshold,
+        overall=_detection(outcomes),
+        inconclusive_rate=sum(o.verdict is Verdict.INCONCLUSIVE for o in outcomes) / len(outcomes),
+        by_subset={k: _detection(v) for k, v in _grouped(outcomes, lambda o: o.subset).items()},
+        by_planted_stage={k: _detection([*v, *supported]) for k, v in by_stage.items()},
+        localization={
+            k: localization(
+                [o.planted_stage or 0 for o in v],
+                [o.error_stages for o in v],
+                [o.verdict is Verdict.NOT_FULLY_SUPPORTED for o in v],
+            )
+            for k, v in located.items()
+        },
+    )

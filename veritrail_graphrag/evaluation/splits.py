@@ -1,0 +1,47 @@
+"""Fixed dev/test splits by source document.
+
+Thresholds and verifier settings are tuned on dev and reported on test. A split by item would
+leak: SummEdits has ~30 edited summaries per document and FABLES ~120 claims per book, so a
+document's text would be tuned on and tested on at once. Documents are ordered by a keyed hash of
+their id and the first `dev_fraction` of them (rounded, at least one) go to dev. Ranking rather
+than thresholding each hash matters because the benchmarks have few documents (26 FABLES books):
+a per-document coin flip put 2 of the 26 books in dev, too few to tune on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from enum import StrEnum
+
+from veritrail_graphrag.evaluation.items import BenchmarkItem
+
+SPLIT_SEED = "veritrail-eval-v1"
+DEV_FRACTION = 0.3
+
+
+class Split(StrEnum):
+    DEV = "dev"
+    TEST = "test"
+
+
+def _key(seed: str, text: str) -> str:
+    return hashlib.sha256(f"{seed}\x00{text}".encode()).hexdigest()
+
+
+def assign_splits(
+    document_ids: Iterable[str], seed: str = SPLIT_SEED, dev_fraction: float = DEV_FRACTION
+) -> dict[str, Split]:
+    """Split per document: the same ids and seed always give the same assignment."""
+    ranked = sorted(set(document_ids), key=lambda d: _key(seed, d))
+    dev_count = max(1, round(dev_fraction * len(ranked))) if len(ranked) > 1 else 0
+    return {d: Split.DEV if position < dev_count else Split.TEST for position, d in enumerate(ranked)}
+
+
+def select(items: Iterable[BenchmarkItem], split: Split, seed: str = SPLIT_SEED) -> list[BenchmarkItem]:
+    """The items of one split, in a seeded order that mixes subsets, so `--limit N` is a fair sample
+    rather than the first domain's first N records."""
+    pool = list(items)
+    splits = assign_splits((item.document_id for item in pool), seed)
+    chosen = [item for item in pool if splits[item.document_id] is split]
+    return sorted(chosen, key=lambda item: _key(seed, item.id))
