@@ -34,9 +34,11 @@ def test_audit_of_the_saved_query_run_writes_reports_in_its_folder(project: Path
     report = _report(folder)
     assert (folder / "report.md").read_text().startswith("# VeriTrail audit")
     assert report["terminals"] == ["final_answer"]
-    orphanage = next(r for r in report["results"] if "orphanage" in r["claim"]["text"])
-    assert orphanage["verdict"] == Verdict.NOT_FULLY_SUPPORTED
-    assert orphanage["error_stages"] == [6]
+    by_phrase = {p: next(r for r in report["results"] if p in r["claim"]["text"]) for p in ("orphanage", "surgeon")}
+    assert by_phrase["orphanage"]["verdict"] == Verdict.NOT_FULLY_SUPPORTED
+    assert by_phrase["orphanage"]["error_stages"] == [6]  # invented in the final answer
+    assert by_phrase["surgeon"]["verdict"] == Verdict.NOT_FULLY_SUPPORTED
+    assert by_phrase["surgeon"]["error_stages"] == [4]  # planted in community report 45
     trail = {n for it in report["results"][2]["iterations"] for n in it["nodes_with_evidence"]}
     assert any(n.startswith("report:") for n in trail) and any(n.startswith("text_unit:") for n in trail)
 
