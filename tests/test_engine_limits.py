@@ -209,3 +209,48 @@ def test_one_summary_shared_by_nodes_of_one_prompt_is_given_once() -> None:
     (excerpt,) = verifier.judge_calls[0]
     assert excerpt.covers == ["s0", "s1", "s2"] and excerpt.nodes == ["s0", "s1", "s2"]
     assert result.iterations[0].nodes_with_evidence == ["s0", "s1", "s2"]
+
+
+def test_roots_do_not_count_against_the_summary_limit() -> None:
+    """Three long source chunks, each with a needed fact: all reach the verdict (METHOD.md 3.2)."""
+    nodes = [{"id": "final", "stage": 2, "text": "Final."}]
+    for i in range(3):
+        text = " ".join([f"Filler sentence {j}." for j in range(99)] + [f"Fact {i} MARK."])
+        nodes.append({"id": f"chunk{i}", "stage": 1, "text": text})
+    dag = DAG.from_records(nodes, [(f"chunk{i}", "final") for i in range(3)])
+    verifier = ScriptedVerifier(
+        "MARK", rule=lambda ex: Verdict.FULLY_SUPPORTED if len(ex) == 3 else Verdict.NOT_FULLY_SUPPORTED
+    )
+    result = VeriTrail(verifier).verify(dag, Claim(id="c", text="MARK"))
+    first = result.iterations[0]
+    assert first.reselections == 0 and first.omitted_from_verdict == []
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+
+
+def test_roots_beyond_the_context_budget_are_cut_smallest_first() -> None:
+    nodes = [{"id": "final", "stage": 2, "text": "Final."}]
+    for i, length in enumerate((10, 30, 50)):
+        nodes.append({"id": f"chunk{i}", "stage": 1, "text": " ".join(["MARK here."] * length)})
+    dag = DAG.from_records(nodes, [(f"chunk{i}", "final") for i in range(3)])
+    config = TrailConfig(max_verdict_root_sentences=45)
+    result = VeriTrail(ScriptedVerifier("MARK"), config).verify(dag, Claim(id="c", text="MARK"))
+    assert result.iterations[0].omitted_from_verdict == ["chunk2"]
+    assert result.iterations[0].reselections == 0
+
+
+def test_a_failing_claim_stops_its_sibling_calls() -> None:
+    finished: list[str] = []
+
+    class FailsFast(ScriptedVerifier):
+        async def select_evidence(self, claim: Claim, batch: list[Sentence]) -> EvidenceSelection:
+            if batch[0].node_id == "s0":
+                raise RuntimeError("boom")
+            await asyncio.sleep(0.05)
+            finished.append(batch[0].node_id)
+            return await super().select_evidence(claim, batch)
+
+    with pytest.raises(VerifierError, match="boom"):
+        VeriTrail(FailsFast("MARK"), TrailConfig(max_sentences_per_prompt=1)).verify(
+            star(4, 1), Claim(id="c", text="M")
+        )
+    assert finished == []

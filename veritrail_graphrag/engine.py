@@ -32,10 +32,28 @@ from veritrail_graphrag.trail import BatchRecord, ClaimResult, Iteration, StopRe
 from veritrail_graphrag.verifiers.base import Verifier
 
 _M = TypeVar("_M", bound=BaseModel)
+_T = TypeVar("_T")
 
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+async def _all(calls: Iterable[Awaitable[_T]]) -> list[_T]:
+    """Run concurrently; the first failure cancels the rest and is raised as itself.
+
+    Unlike `asyncio.gather`, no sibling call keeps running (and spending) after a failure.
+    """
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(_awaited(call)) for call in calls]
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+    return [task.result() for task in tasks]
+
+
+async def _awaited(call: Awaitable[_T]) -> _T:
+    return await call
 
 
 class VeriTrail:
@@ -86,12 +104,7 @@ class VeriTrail:
                 on_result(result)
             return result
 
-        tasks = [asyncio.ensure_future(one(c)) for c in claims]
-        try:
-            return list(await asyncio.gather(*tasks))
-        finally:
-            for task in tasks:
-                task.cancel()
+        return await _all(one(c) for c in claims)
 
 
 class _Evidence:
@@ -128,10 +141,13 @@ class _Trail:
         self.terminal = terminal
         self.semaphore = semaphore
 
-    async def _call(self, what: str, node_ids: Sequence[str], call: Awaitable[Any], model: type[_M] | None) -> Any:
+    async def _call(
+        self, what: str, node_ids: Sequence[str], call: Callable[[], Awaitable[Any]], model: type[_M] | None
+    ) -> Any:
+        """One verifier call under the shared concurrency limit; failures name the claim and nodes."""
         async with self.semaphore:
             try:
-                answer = await call
+                answer = await call()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -198,7 +214,9 @@ class _Trail:
         calls = 0
         while queue and calls < self.config.max_decompositions:
             part = queue.pop(0)
-            answer = await self._call("sub-claim decomposition", [], self.verifier.decompose(part), None)
+            answer = await self._call(
+                "sub-claim decomposition", [], lambda part=part: self.verifier.decompose(part), None
+            )
             calls += 1
             if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
                 raise VerifierError(
@@ -219,16 +237,14 @@ class _Trail:
 
     async def _select(self, batches: list[list[Sentence]], reselection: bool) -> tuple[_Evidence, list[BatchRecord]]:
         """Run one Evidence Selection prompt per batch concurrently; keep only assigned ids."""
-        answers = await asyncio.gather(
-            *(
-                self._call(
-                    "evidence reselection" if reselection else "evidence selection",
-                    _unique(s.node_id for s in batch),
-                    self.verifier.select_evidence(self.claim, batch),
-                    EvidenceSelection,
-                )
-                for batch in batches
+        answers = await _all(
+            self._call(
+                "evidence reselection" if reselection else "evidence selection",
+                _unique(s.node_id for s in batch),
+                lambda batch=batch: self.verifier.select_evidence(self.claim, batch),
+                EvidenceSelection,
             )
+            for batch in batches
         )
         evidence = _Evidence()
         records: list[BatchRecord] = []
@@ -282,14 +298,11 @@ class _Trail:
 
         reselections = 0
         excerpts = self._excerpts(evidence)
-        while self._size(excerpts) > self.config.max_verdict_sentences and reselections < self.config.max_reselections:
+        while self._summaries_too_long(excerpts) and reselections < self.config.max_reselections:
             pool = evidence.flat()
+            groups = [evidence.sentences[node_id] for node_id in evidence.sentences]
             narrowed, more = await self._select(
-                [
-                    pool[i : i + self.config.max_sentences_per_prompt]
-                    for i in range(0, len(pool), self.config.max_sentences_per_prompt)
-                ],
-                reselection=True,
+                pack_nodes(groups, self.config.max_sentences_per_prompt), reselection=True
             )
             reselections += 1
             records.extend(more)
@@ -299,14 +312,14 @@ class _Trail:
             excerpts = self._excerpts(evidence)
 
         omitted: list[str] = []
-        if self._size(excerpts) > self.config.max_verdict_sentences:
+        if self._summaries_too_long(excerpts) or self._roots_too_long(excerpts):
             excerpts, omitted = self._largest_fitting(excerpts)
             evidence.drop(omitted)
 
         result = await self._call(
             "verdict generation",
             [n for e in excerpts for n in e.nodes],
-            self.verifier.judge(self.claim, excerpts),
+            lambda: self.verifier.judge(self.claim, excerpts),
             VerdictResult,
         )
         return Iteration(
@@ -351,19 +364,26 @@ class _Trail:
             return len(self.dag.sentences(excerpt.node_id))
         return max(1, len(split_sentences(excerpt.text)))
 
-    def _size(self, excerpts: Sequence[Excerpt]) -> int:
-        return sum(self._excerpt_size(e) for e in excerpts)
+    def _summaries_too_long(self, excerpts: Sequence[Excerpt]) -> bool:
+        """Non-root evidence (summaries) has its own limit; re-selection can shrink it."""
+        size = sum(self._excerpt_size(e) for e in excerpts if not e.is_root)
+        return size > self.config.max_verdict_sentences
+
+    def _roots_too_long(self, excerpts: Sequence[Excerpt]) -> bool:
+        """Roots are given in full, bounded only by what a verdict prompt can hold."""
+        size = sum(self._excerpt_size(e) for e in excerpts if e.is_root)
+        return size > self.config.max_verdict_root_sentences
 
     def _largest_fitting(self, excerpts: list[Excerpt]) -> tuple[list[Excerpt], list[str]]:
-        """The most excerpts that fit the verdict limit (smallest first); always at least one."""
-        budget = self.config.max_verdict_sentences
+        """The most excerpts that fit both verdict limits (smallest first); always at least one."""
+        budget = {False: self.config.max_verdict_sentences, True: self.config.max_verdict_root_sentences}
         kept: set[str] = set()
         for excerpt in sorted(excerpts, key=self._excerpt_size):
             size = self._excerpt_size(excerpt)
-            if kept and size > budget:
-                break
+            if kept and size > budget[excerpt.is_root]:
+                continue
             kept.add(excerpt.node_id)
-            budget -= size
+            budget[excerpt.is_root] -= size
         return (
             [e for e in excerpts if e.node_id in kept],
             [n for e in excerpts if e.node_id not in kept for n in e.nodes],

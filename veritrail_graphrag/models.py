@@ -79,7 +79,10 @@ class TrailConfig(BaseModel):
 
     q: int = Field(default=1, ge=1)
     max_sentences_per_prompt: int = Field(default=40, ge=1)
-    max_verdict_sentences: int = Field(default=200, ge=1)
+    max_verdict_sentences: int = Field(default=200, ge=1, description="non-root evidence (summaries) per verdict")
+    max_verdict_root_sentences: int = Field(
+        default=2_000, ge=1, description="roots given in full per verdict: stands for the model's context window"
+    )
     max_reselections: int = Field(default=3, ge=0)
     max_decompositions: int = Field(default=20, ge=0)
     concurrency: int = Field(default=16, ge=1)
