@@ -18,7 +18,7 @@ CLAIMS = [Claim(id=f"c{i}", text=f"ferry claim {i}") for i in range(1, 5)]
 class FailsOn(ScriptedVerifier):
     """Fails the verdict of one claim, after the other claims have finished."""
 
-    def __init__(self, claim_id: str) -> None:
+    def __init__(self, claim_id: str | None) -> None:
         super().__init__("ferry")
         self.claim_id = claim_id
 
@@ -53,7 +53,7 @@ def test_interrupted_audit_resumes_without_reasking_finished_claims(tmp_path: Pa
     assert not report.exists()
     assert checkpoint_path(report).exists()
 
-    second = ScriptedVerifier("ferry")
+    second = FailsOn(None)  # the same verifier, now healthy
     result = audit(second, report)
     assert {c[0].node_id for c in second.judge_calls}  # it did some work...
     assert {excerpts_claim for excerpts_claim in second.decompose_calls} == {"ferry claim 3"}  # ...only for c3
@@ -67,10 +67,25 @@ def test_checkpoint_for_other_settings_is_not_reused(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     with pytest.raises(VerifierError):
         audit(FailsOn("c3"), report)
-    again = ScriptedVerifier("ferry")
+    again = FailsOn(None)
     result = audit(again, report, TrailConfig(q=2))
     assert result.resumed_claims == 0
     assert len(again.decompose_calls) == 4
+
+
+def test_checkpoint_of_another_verifier_is_not_reused(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    with pytest.raises(VerifierError):
+        audit(FailsOn("c3"), report)
+    other = ScriptedVerifier("ferry")  # another verifier class: its answers may differ
+    assert audit(other, report).resumed_claims == 0
+
+
+def test_concurrency_does_not_invalidate_the_checkpoint(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    with pytest.raises(VerifierError):
+        audit(FailsOn("c3"), report, TrailConfig(concurrency=2))
+    assert audit(FailsOn(None), report, TrailConfig(concurrency=7)).resumed_claims == 3
 
 
 def test_no_resume_starts_over_and_torn_lines_are_ignored(tmp_path: Path) -> None:
@@ -79,11 +94,11 @@ def test_no_resume_starts_over_and_torn_lines_are_ignored(tmp_path: Path) -> Non
         audit(FailsOn("c3"), report)
     with checkpoint_path(report).open("a") as handle:
         handle.write('{"claim": {"id": "c3", "te')  # a write torn by a kill
-    resumed = ScriptedVerifier("ferry")
+    resumed = FailsOn(None)
     assert audit(resumed, report).resumed_claims == 3
 
     with pytest.raises(VerifierError):
         audit(FailsOn("c3"), report)
-    fresh = ScriptedVerifier("ferry")
+    fresh = FailsOn(None)
     assert audit(fresh, report, resume=False).resumed_claims == 0
     assert len(fresh.decompose_calls) == 4

@@ -25,6 +25,7 @@ from veritrail_graphrag.files import atomic_write_text
 from veritrail_graphrag.models import Claim
 from veritrail_graphrag.report import AuditReport, render_markdown, summarize
 from veritrail_graphrag.trail import ClaimResult
+from veritrail_graphrag.verifiers.registry import verifier_settings
 
 
 class CheckpointHeader(BaseModel):
@@ -34,11 +35,15 @@ class CheckpointHeader(BaseModel):
     key: str
 
 
-def audit_key(dag: DAG, terminal: str | Mapping[str, str], verifier: str, engine: VeriTrail) -> str:
-    """Fingerprint of everything that changes a claim's result except the claim itself."""
+def audit_key(
+    dag: DAG, terminal: str | Mapping[str, str], verifier: str, settings: Mapping[str, Any], engine: VeriTrail
+) -> str:
+    """Fingerprint of everything that changes a claim's result except the claim itself: the DAG,
+    the terminal(s), the verifier and its settings, the traversal settings (not concurrency)."""
     digest = hashlib.sha256()
     where = terminal if isinstance(terminal, str) else json.dumps(sorted(terminal.items()))
-    for part in (where, verifier, engine.config.model_dump_json()):
+    traversal = engine.config.model_dump_json(exclude={"concurrency"})
+    for part in (where, verifier, json.dumps(settings, sort_keys=True), traversal):
         digest.update(part.encode())
         digest.update(b"\0")
     for node in dag:
@@ -77,8 +82,17 @@ class Checkpoint:
     def start(self, keep: bool) -> None:
         """Begin a checkpoint (or continue a matching one when `keep`)."""
         if keep and self.path.exists():
+            self._drop_torn_tail()
             return
         atomic_write_text(self.path, CheckpointHeader(key=self.key).model_dump_json() + "\n")
+
+    def _drop_torn_tail(self) -> None:
+        """A kill mid-write leaves a line without its newline; appending after it would glue the
+        next result onto the fragment, so cut back to the last complete line."""
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with self.path.open("r+b") as handle:
+                handle.truncate(data.rfind(b"\n") + 1)
 
     def append(self, result: ClaimResult) -> None:
         with self.path.open("a", encoding="utf-8") as handle:
@@ -135,7 +149,8 @@ async def run_audit(
     usage: Callable[[], dict[str, Any]] | None = None,
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically."""
-    checkpoint = Checkpoint(checkpoint_path(report_path), audit_key(dag, terminal, verifier_name, engine))
+    settings = verifier_settings(engine.verifier)
+    checkpoint = Checkpoint(checkpoint_path(report_path), audit_key(dag, terminal, verifier_name, settings, engine))
     texts = {c.id: c.text for c in claims}
     done = checkpoint.load() if resume else {}
     done = {cid: r for cid, r in done.items() if texts.get(cid) == r.claim.text}
@@ -158,6 +173,7 @@ async def run_audit(
         source=source,
         terminals=[terminal] if isinstance(terminal, str) else _unique(terminal[c.id] for c in claims),
         verifier=verifier_name,
+        verifier_settings=settings,
         config=engine.config,
         dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
         summary=summarize(results, len(dag)),

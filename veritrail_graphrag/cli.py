@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -26,7 +27,6 @@ from veritrail_graphrag.targets import (
     file_target,
     graphrag_index_target,
     graphrag_query_target,
-    is_graphrag,
 )
 from veritrail_graphrag.verifiers.registry import VERIFIERS, VerifierOptions, make_verifier
 
@@ -46,13 +46,15 @@ Provider = Annotated[str | None, typer.Option(help="LLM: openai (any compatible 
 ApiVersion = Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")]
 Samples = Annotated[int, typer.Option(min=1, help="LLM: samples per Evidence Selection and verdict call.")]
 MinAgreement = Annotated[int, typer.Option(min=1, help="LLM: samples that must agree (confidence scores).")]
-Concurrency = Annotated[int, typer.Option(min=1, help="Verifier calls in flight at once.")]
+Concurrency = Annotated[
+    int | None, typer.Option(min=1, help="Verifier calls in flight at once (default: LLM settings, else 16).")
+]
 Resume = Annotated[bool, typer.Option(help="Reuse claims finished by an interrupted run with the same inputs.")]
 DryRun = Annotated[bool, typer.Option(help="Estimate calls, tokens and cost from the DAG; call nothing.")]
 
 
 def _fail(message: str) -> typer.Exit:
-    stderr.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    stderr.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
 
 
@@ -156,7 +158,10 @@ def _audit(
     dry_run: bool,
 ) -> AuditReport | None:
     for note in target.notes:
-        stderr.print(f"note: {note}", highlight=False, soft_wrap=True)
+        stderr.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
+    if dry_run and verifier_name != "llm":
+        stdout.print(f"--dry-run estimates model calls; the {verifier_name} verifier makes none.", highlight=False)
+        return None
     if dry_run:
         _print_dry_run(target, options, config, extract=claims is None and verifier_name == "llm")
         return None
@@ -176,12 +181,50 @@ def _audit(
     if report.resumed_claims:
         stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
     written = f"{report_path}" + (f" and {markdown_path}" if markdown_path else "")
-    stdout.print(f"Report: {written}", highlight=False, soft_wrap=True)
+    stdout.print(f"Report: {written}", highlight=False, soft_wrap=True, markup=False)
     return report
 
 
-def _options(root: Path | None, **values: Any) -> VerifierOptions:
-    return VerifierOptions(root=root, **values)
+def _refuse(flags: dict[str, object], why: str) -> None:
+    given = [flag for flag, value in flags.items() if value is not None]
+    if given:
+        raise _fail(f"{', '.join(given)} {why}")
+
+
+def _setup(
+    verifier: str,
+    root: Path | None,
+    *,
+    q: int,
+    concurrency: int | None,
+    max_sentences_per_prompt: int = 40,
+    model: str | None = None,
+    base_url: str | None = None,
+    provider: str | None = None,
+    api_version: str | None = None,
+    samples: int = 1,
+    min_agreement: int = 1,
+) -> tuple[VerifierOptions, TrailConfig]:
+    """Verifier options and traversal settings from the flags; LLM flags with the lexical verifier
+    are refused rather than ignored, and concurrency defaults to the LLM settings' own."""
+    llm_flags = {"--model": model, "--base-url": base_url, "--provider": provider, "--api-version": api_version}
+    llm_flags |= {
+        "--samples": samples if samples != 1 else None,
+        "--min-agreement": min_agreement if min_agreement != 1 else None,
+    }
+    given = [flag for flag, value in llm_flags.items() if value is not None]
+    if verifier != "llm" and given:
+        raise _fail(f"{', '.join(given)} apply to --verifier llm only")
+    options = VerifierOptions(
+        root=root, model=model, base_url=base_url, provider=provider, api_version=api_version,
+        concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+    )  # fmt: skip
+    if concurrency is None and verifier == "llm":
+        from veritrail_graphrag.llm.config import resolve_llm_config
+
+        concurrency = resolve_llm_config(root, options.llm_overrides()).concurrency
+    config = TrailConfig(q=q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency or 16)
+    return options, config
 
 
 @app.command()
@@ -197,7 +240,7 @@ def verify(
     verifier: VerifierName = "lexical",
     out: Annotated[Path | None, typer.Option(help="Report path (default: <DAG>.report.json beside the DAG).")] = None,
     max_sentences_per_prompt: Annotated[int, typer.Option(min=1)] = 40,
-    concurrency: Concurrency = 16,
+    concurrency: Concurrency = None,
     model: Model = None,
     base_url: BaseUrl = None,
     provider: Provider = None,
@@ -222,10 +265,10 @@ def verify(
         elif claim:
             claims = [Claim(id=f"claim-{i + 1}", text=text) for i, text in enumerate(claim)]
         target = AuditTarget(dag, [start], dag_path.parent, str(dag_path), dag.metadata.get("question"))
-        config = TrailConfig(q=q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
-        options = _options(
-            None, model=model, base_url=base_url, provider=provider, api_version=api_version,
-            concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        options, config = _setup(
+            verifier, None, q=q, concurrency=concurrency, max_sentences_per_prompt=max_sentences_per_prompt,
+            model=model, base_url=base_url, provider=provider, api_version=api_version,
+            samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
         report_path = out or dag_path.with_name(dag_path.stem + ".report.json")
         report = _audit(target, claims, verifier, options, config, report_path, None, resume, dry_run)
@@ -247,10 +290,15 @@ def audit(
     map_answers: Annotated[Path | None, typer.Option(help="GraphRAG: folder of map-answer files for --answer.")] = None,
     question: Annotated[str | None, typer.Option(help="The question the answer responds to.")] = None,
     book: Annotated[str | None, typer.Option(help="BooookScore: the book to audit.")] = None,
+    chunks: Annotated[
+        Path | None, typer.Option(help="BooookScore: the chunk file (.json, or a trusted .pkl) so chunks are roots.")
+    ] = None,
+    max_context_len: Annotated[int | None, typer.Option(help="BooookScore: the run's max_context_len.")] = None,
+    chunk_size: Annotated[int | None, typer.Option(help="BooookScore: the run's chunk_size.")] = None,
     claims_path: Annotated[Path | None, typer.Option("--claims", help="JSON list of {id, text} claims.")] = None,
     verifier: VerifierName = "lexical",
     q: Q = 1,
-    concurrency: Concurrency = 16,
+    concurrency: Concurrency = None,
     model: Model = None,
     base_url: BaseUrl = None,
     provider: Provider = None,
@@ -262,18 +310,26 @@ def audit(
 ) -> None:
     """Audit a pipeline run's final output; write report.json and report.md next to its artifacts."""
     try:
-        if is_graphrag(path):
+        graphrag_flags = {"--query-run": query_run, "--answer": answer, "--map-answers": map_answers}
+        booookscore_flags = {"--book": book, "--chunks": chunks, "--max-context-len": max_context_len,
+                             "--chunk-size": chunk_size}  # fmt: skip
+        if path.is_dir():
+            _refuse(booookscore_flags, "apply to BooookScore files, not to a GraphRAG project")
+            if answer is None:
+                _refuse({"--map-answers": map_answers, "--question": question}, "go with --answer")
             target = graphrag_query_target(
                 path, query_run=query_run, answer=answer, map_answers=map_answers, question=question
             )
         else:
-            target = file_target(path, book=book)
+            _refuse(graphrag_flags | {"--question": question}, "apply to GraphRAG projects, not to a file")
+            target = file_target(
+                path, book=book, chunks_path=chunks, max_context_len=max_context_len, chunk_size=chunk_size
+            )
         claims = load_claims(claims_path) if claims_path is not None else None
-        options = _options(
-            target.project_root, model=model, base_url=base_url, provider=provider, api_version=api_version,
-            concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        options, config = _setup(
+            verifier, target.project_root, q=q, concurrency=concurrency, model=model, base_url=base_url,
+            provider=provider, api_version=api_version, samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
-        config = TrailConfig(q=q, concurrency=concurrency)
         report_path = target.out_dir / "report.json"
         _audit(target, claims, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
     except (VeriTrailError, ValueError) as exc:
@@ -283,12 +339,14 @@ def audit(
 @app.command("audit-index")
 def audit_index(
     root: Annotated[Path, typer.Argument(help="GraphRAG project root or output folder.")],
-    reports: Annotated[int, typer.Option(min=1, help="Audit the N highest-ranked community reports.")] = 10,
+    reports: Annotated[
+        int | None, typer.Option(min=1, help="Audit the N highest-ranked community reports (default 10).")
+    ] = None,
     community: Annotated[list[int] | None, typer.Option(help="Audit this community's report (repeatable).")] = None,
     all_reports: Annotated[bool, typer.Option("--all", help="Audit every community report.")] = False,
     verifier: VerifierName = "lexical",
     q: Q = 1,
-    concurrency: Concurrency = 16,
+    concurrency: Concurrency = None,
     model: Model = None,
     base_url: BaseUrl = None,
     provider: Provider = None,
@@ -300,12 +358,15 @@ def audit_index(
 ) -> None:
     """Audit the index itself: community reports traced through descriptions to the text units."""
     try:
-        target = graphrag_index_target(root, reports=None if all_reports else reports, communities=community)
-        options = _options(
-            target.project_root, model=model, base_url=base_url, provider=provider, api_version=api_version,
-            concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        if community and (all_reports or reports is not None):
+            raise _fail("give --community, or --reports/--all, not both")
+        chosen = list(dict.fromkeys(community)) if community else None
+        count = None if all_reports else (reports or 10)
+        target = graphrag_index_target(root, reports=count, communities=chosen)
+        options, config = _setup(
+            verifier, target.project_root, q=q, concurrency=concurrency, model=model, base_url=base_url,
+            provider=provider, api_version=api_version, samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
-        config = TrailConfig(q=q, concurrency=concurrency)
         report_path = target.out_dir / "report.json"
         _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
     except (VeriTrailError, ValueError) as exc:
@@ -322,7 +383,7 @@ def query(
     run_audit_after: Annotated[bool, typer.Option("--audit/--no-audit", help="Audit the run once saved.")] = True,
     verifier: VerifierName = "lexical",
     q: Q = 1,
-    concurrency: Concurrency = 16,
+    concurrency: Concurrency = None,
     model: Model = None,
     base_url: BaseUrl = None,
     provider: Provider = None,
@@ -348,20 +409,19 @@ def query(
             )
         )
         stdout.print()
-        stdout.print(f"Query run saved to {run_dir(root, run.run_id)}", highlight=False, soft_wrap=True)
+        stdout.print(f"Query run saved to {run_dir(root, run.run_id)}", highlight=False, soft_wrap=True, markup=False)
         if not run_audit_after:
             return
         try:
             target = graphrag_query_target(root, query_run=run.run_id)
         except AdapterError as exc:
-            stderr.print(f"note: nothing to audit: {exc}", highlight=False, soft_wrap=True)
+            stderr.print(f"note: nothing to audit: {escape(str(exc))}", highlight=False, soft_wrap=True)
             return
-        options = _options(
-            target.project_root, model=model, base_url=base_url, provider=provider, api_version=api_version,
-            concurrency=concurrency,
+        options, config = _setup(
+            verifier, target.project_root, q=q, concurrency=concurrency, model=model, base_url=base_url,
+            provider=provider, api_version=api_version,
         )  # fmt: skip
         report_path = target.out_dir / "report.json"
-        config = TrailConfig(q=q, concurrency=concurrency)
         _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", True, False)
     except (VeriTrailError, ValueError) as exc:
         raise _fail(str(exc)) from None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
+from rich.markup import escape
 from rich.table import Table
 
 from veritrail_graphrag.files import atomic_write_text
@@ -39,6 +40,7 @@ class AuditReport(BaseModel):
     source: str
     terminals: list[str]
     verifier: str
+    verifier_settings: dict[str, Any] = Field(default_factory=dict, description="what decides its answers")
     config: TrailConfig
     dag_metadata: dict[str, Any] = Field(default_factory=dict)
     summary: Summary
@@ -115,7 +117,7 @@ def claims_table(report: AuditReport, stage_of: Callable[[str], int] | None = No
     table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
     for result in report.results:
         table.add_row(
-            f"[dim]{result.claim.id}[/dim] {result.claim.text}",
+            f"[dim]{escape(result.claim.id)}[/dim] {escape(result.claim.text)}",
             f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
             _stages_cell(result),
             _trail_cell(result, stage_of),

@@ -16,6 +16,7 @@ from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_fr
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.files import read_text
 
 
 @dataclass
@@ -27,16 +28,6 @@ class AuditTarget:
     question: str | None = None
     notes: list[str] = field(default_factory=list)
     project_root: Path | None = None
-
-
-def is_graphrag(path: Path) -> bool:
-    if not path.is_dir():
-        return False
-    try:
-        locate(path)
-    except AdapterError:
-        return False
-    return True
 
 
 def veritrail_dir(path: Path) -> Path:
@@ -72,8 +63,7 @@ def graphrag_query_target(
             run = run_from_files(answer, map_answers, question)
             dag = add_query_run(index, run)
         else:
-            text = answer.read_text(encoding="utf-8")
-            dag = add_cited_answer(index, text, question, source=str(answer))
+            dag = add_cited_answer(index, read_text(answer, AdapterError), question, source=str(answer))
             run = None
         digest = hashlib.sha256(dag.node("final_answer").text.encode()).hexdigest()[:8]
         out_dir = veritrail_dir(path) / "answers" / f"{answer.stem}-{digest}"
@@ -120,8 +110,19 @@ def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: 
     )
 
 
-def file_target(path: Path, *, book: str | None = None) -> AuditTarget:
+def file_target(
+    path: Path,
+    *,
+    book: str | None = None,
+    chunks_path: Path | None = None,
+    max_context_len: int | None = None,
+    chunk_size: int | None = None,
+) -> AuditTarget:
     """A DAG JSON, summary log or BooookScore file; reports go beside it."""
-    dag = load_summary_run(path, book=book)
+    if not path.is_file():
+        raise AdapterError(f"{path}: no such file")
+    dag = load_summary_run(
+        path, book=book, chunks_path=chunks_path, max_context_len=max_context_len, chunk_size=chunk_size
+    )
     out_dir = path.with_name(f"{path.stem}.veritrail")
     return AuditTarget(dag, [dag.terminal], out_dir, str(path), dag.metadata.get("question"))

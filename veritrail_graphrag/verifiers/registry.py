@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -19,14 +20,29 @@ class VerifierOptions(BaseModel):
     base_url: str | None = None
     provider: str | None = None
     api_version: str | None = None
-    api_key_env: str | None = None
     concurrency: int | None = None
     samples: int = Field(default=1, ge=1)
     min_agreement: int = Field(default=1, ge=1)
 
     def llm_overrides(self) -> dict[str, object]:
-        fields = ("model", "base_url", "provider", "api_version", "api_key_env", "concurrency")
+        fields = ("model", "base_url", "provider", "api_version", "concurrency")
         return {name: getattr(self, name) for name in fields}
+
+
+def verifier_settings(verifier: Verifier) -> dict[str, Any]:
+    """What decides a verifier's answers (for resume checkpoints and reports); never secrets,
+    never throughput settings such as concurrency."""
+    from veritrail_graphrag.verifiers.lexical import LexicalVerifier
+    from veritrail_graphrag.verifiers.llm import LLMVerifier
+
+    if isinstance(verifier, LexicalVerifier):
+        return {"lexical": verifier.config.model_dump(mode="json")}
+    if isinstance(verifier, LLMVerifier):
+        fields = ("provider", "base_url", "model", "api_version", "azure_deployment", "temperature",
+                  "sample_temperature", "seed", "max_output_tokens", "structured_output")  # fmt: skip
+        settings = verifier.config.model_dump(mode="json", include=set(fields))
+        return {"llm": {**settings, "samples": verifier.samples, "min_agreement": verifier.min_agreement}}
+    return {"class": f"{type(verifier).__module__}.{type(verifier).__qualname__}"}
 
 
 def make_verifier(name: str, options: VerifierOptions | None = None) -> Verifier:

@@ -46,6 +46,8 @@ def _map_answer(path: Path) -> MapAnswer:
 
 def run_from_files(answer_path: Path, map_answers_dir: Path, question: str | None) -> QueryRun:
     """A query run from an answer file and a folder of map-answer files (one answer per file)."""
+    if not map_answers_dir.is_dir():
+        raise AdapterError(f"{map_answers_dir}: not a folder of map-answer files")
     files = sorted(p for p in map_answers_dir.iterdir() if p.suffix in {".txt", ".md", ".json"})
     if not files:
         raise AdapterError(f"{map_answers_dir}: no .txt, .md or .json map answers")
