@@ -72,3 +72,22 @@ def test_llm_audit_survives_faults_with_identical_results(project: Path, fake_op
     clean = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
     assert clean.exit_code == 0, clean.output
     assert [(r["claim"]["text"], r["verdict"]) for r in _report(project)["results"]] == with_faults
+
+
+BENCHMARKS = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
+
+
+@pytest.mark.skipif(not BENCHMARKS.exists(), reason=f"shared benchmarks not found at {BENCHMARKS}")
+def test_eval_with_the_llm_verifier_takes_model_flags(
+    tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-real-key")
+    args = ["eval", "summedits", "--verifier", "llm", "--limit", "2", "--data", str(BENCHMARKS)]
+    args += ["--model", "test-model", "--base-url", fake_openai.url, "--out", str(tmp_path / "out")]
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    assert fake_openai.count > 0
+    (report,) = (tmp_path / "out").glob("*.json")
+    data = json.loads(report.read_text())
+    assert data["verifier"] == "llm"

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from veritrail_graphrag.errors import VeriTrailError
@@ -111,14 +112,24 @@ def eval_command(
         Path | None, typer.Option(help="Folder of the benchmark data (default: ../shared/benchmarks if present).")
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
+    model: Annotated[str | None, typer.Option(help="LLM: model (default: veritrail.toml / VERITRAIL_MODEL).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="LLM: OpenAI-compatible base URL.")] = None,
+    provider: Annotated[str | None, typer.Option(help="LLM: openai or azure.")] = None,
+    api_version: Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")] = None,
+    samples: Annotated[int, typer.Option(min=1, help="LLM: samples per call (confidence scores).")] = 1,
+    min_agreement: Annotated[int, typer.Option(min=1, help="LLM: samples that must agree.")] = 1,
 ) -> None:
     """Measure detection (and, on `planted`, error localization) on a benchmark split, next to the
     "always Fully Supported" and token-overlap reference points."""
     try:
         data_dir = resolve_data_dir(data)
-        report = run_eval_command(benchmark, verifier, split, limit, data_dir, out, show_progress=True)
+        options = VerifierOptions(
+            model=model, base_url=base_url, provider=provider, api_version=api_version,
+            samples=samples, min_agreement=min_agreement,
+        )  # fmt: skip
+        report = run_eval_command(benchmark, verifier, split, limit, data_dir, out, options=options, show_progress=True)
     except (VeriTrailError, ValueError) as exc:
-        stderr.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from None
     for table in tables(report):
         stdout.print(table)

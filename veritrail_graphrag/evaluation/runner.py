@@ -109,7 +109,12 @@ async def _verify_all(
             progress(done, len(items))
         return outcomes
 
-    return list(await asyncio.gather(*(one(item) for item in items)))
+    try:
+        return list(await asyncio.gather(*(one(item) for item in items)))
+    finally:
+        close = getattr(engine.verifier, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def overlap_outcomes(items: Sequence[BenchmarkItem], threshold: float) -> list[UnitOutcome]:
