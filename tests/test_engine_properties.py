@@ -89,7 +89,6 @@ def test_traversal_properties(case: tuple[DAG, str], seed: int, q: int) -> None:
     for it in iterations:
         assert {e.id for e in it.evidence} <= verifier.shown
         assert {e.node_id for e in it.evidence} == set(it.nodes_with_evidence)
-        assert not it.evidence or it.verdict in VERDICTS
         if not it.evidence:
             assert it.verdict is Verdict.NOT_FULLY_SUPPORTED
 

@@ -188,7 +188,7 @@ async def test_prompt_injection_in_a_source_changes_nothing(fake_openai: FakeOpe
     assert shown, "the hostile text unit must actually have been shown to the model"
 
 
-async def test_unknown_labels_are_dropped_before_the_engine(fake_openai: FakeOpenAI) -> None:
+async def test_unknown_labels_are_marked_for_the_engine_to_discard(fake_openai: FakeOpenAI) -> None:
     def inventive(request: dict[str, Any]) -> Any:
         view = PromptView.of(request)
         answer = overlap_oracle(view)
@@ -204,8 +204,17 @@ async def test_unknown_labels_are_dropped_before_the_engine(fake_openai: FakeOpe
         for i, t in enumerate(["Oradell exports copper to Veltria.", "The harbour opened in 1990."])
     ]
     selection = await v.select_evidence(CLAIMS[0], sentences)
-    assert selection.selected == ["tu1#0"] and selection.context == []
+    invented = [i for i in selection.selected if i.startswith("invented label ")]
+    assert [i for i in selection.selected if i not in invented] == ["tu1#0"] and selection.context == []
+    assert invented == ["invented label S99", "invented label tu1#0", "invented label S0"]
     assert "copper" in selection.summary
+    dag = DAG.from_records(
+        [{"id": "tu1", "stage": 1, "text": " ".join(s.text for s in sentences)}, {"id": "f", "stage": 2, "text": "F."}],
+        [("tu1", "f")],
+    )
+    result = await VeriTrail(v).averify(dag, CLAIMS[0])
+    batch = result.iterations[0].batches[0]
+    assert batch.selected == ["tu1#0"] and set(invented) <= set(batch.discarded)
 
 
 async def test_unparseable_verdict_fails_the_claim_with_llm_error(fake_openai: FakeOpenAI) -> None:

@@ -25,9 +25,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
 from veritrail_graphrag.errors import LLMConfigError
 
-SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 _PURE_REFERENCE = re.compile(r"^\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?$")
 # Providers LiteLLM reaches through an OpenAI-compatible API, with their usual base URL.
 _COMPATIBLE = {
@@ -196,7 +196,7 @@ def _v1(entry_raw: Mapping[str, Any], model_id: str, env: Mapping[str, str], pat
 
 def read_graphrag_settings(root: Path, environ: Mapping[str, str]) -> GraphRAGSettings | None:
     """The query model's settings from ROOT/settings.yaml, or None when the project has none."""
-    path = next((root / name for name in SETTINGS_NAMES if (root / name).is_file()), None)
+    path = next((root / name for name in SETTINGS_FILES if (root / name).is_file()), None)
     if path is None:
         return None
     try:

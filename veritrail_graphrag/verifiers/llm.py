@@ -117,7 +117,9 @@ class LLMVerifier:
         picks = [(labels.resolve(a.selected)[0], labels.resolve(a.context)[0], a.summary) for a in answers]
         if self.samples == 1:
             selected, context, summary = picks[0]
-            return EvidenceSelection(selected=selected, context=context, summary=summary if selected else "")
+            # Labels the model made up are passed on, marked, so the engine records them as discarded.
+            invented = [f"invented label {label}" for label in labels.resolve(answers[0].selected)[1]]
+            return EvidenceSelection(selected=selected + invented, context=context, summary=summary if selected else "")
         return self._agreed_evidence(picks, [s.id for s in sentences])
 
     def _agreed_evidence(

@@ -21,7 +21,8 @@ from veritrail_graphrag.errors import AdapterError
 
 REQUIRED = ("text_units", "entities", "relationships", "communities", "community_reports")
 _SNAPSHOTS = ("raw_entities", "raw_relationships")
-_PROJECT_MARKERS = ("settings.yaml", "settings.yml")
+SETTINGS_FILES = ("settings.yaml", "settings.yml", "settings.json")
+"""The names GraphRAG accepts for a project's configuration, in the order it looks for them."""
 
 Naming = Literal["short", "create_final"]
 
@@ -72,7 +73,7 @@ def _latest_artifacts(folder: Path) -> list[Path]:
 
 def _configured_output(root: Path) -> list[Path]:
     """The output folder named in settings.yaml (`output.base_dir`, or `output_storage` in 3.x)."""
-    for marker in _PROJECT_MARKERS:
+    for marker in SETTINGS_FILES:
         settings = root / marker
         if not settings.is_file():
             continue
@@ -103,7 +104,7 @@ def _candidates(path: Path) -> list[Path]:
 
 def _project_root(directory: Path) -> Path | None:
     for folder in [directory, *list(directory.parents)[:3]]:
-        if any((folder / marker).is_file() for marker in _PROJECT_MARKERS):
+        if any((folder / marker).is_file() for marker in SETTINGS_FILES):
             return folder
     return None
 

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from veritrail_graphrag.adapters.graphrag import ids
+from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.files import atomic_write_text, read_json
@@ -122,9 +123,9 @@ class QueryRun(BaseModel):
 
 
 def settings_fingerprint(project_root: str | Path) -> str | None:
-    """sha256 of `settings.yaml`, so a run can be matched to the configuration that produced it."""
-    settings = Path(project_root) / "settings.yaml"
-    if not settings.is_file():
+    """sha256 of the project's settings file, so a run can be matched to the configuration that made it."""
+    settings = next((Path(project_root) / n for n in SETTINGS_FILES if (Path(project_root) / n).is_file()), None)
+    if settings is None:
         return None
     return "sha256:" + hashlib.sha256(settings.read_bytes()).hexdigest()
 
