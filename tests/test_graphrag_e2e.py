@@ -283,7 +283,11 @@ async def test_points_reduce_had_no_tokens_for_are_named(project: Project) -> No
     saved = QueryRun.load(await ask_with_recorder(project, data_max_tokens=budget))
     [reduce_prompt] = [prompt for kind, prompt in project.script.ScriptedCompletion.calls if kind == "reduce"]
     assert first["description"] in reduce_prompt and second["description"] not in reduce_prompt
-    assert saved.notes.endswith(f"(global_search.data_max_tokens={budget}): map_answer:0.1")
+    assert saved.not_in_reduce == ["map_answer:0.1"]
+    assert "reduce left out 1 key point(s)" in saved.notes
+    dag = add_query_run(read_index(project.root), saved)
+    assert "map_answer:0.1" not in dag.src("final_answer")  # reduce never saw it, so it is no input
+    assert "map_answer:0.0" in dag.src("final_answer")
 
 
 def test_recorder_reads_graphrags_own_multi_batch_contexts(project: Project) -> None:

@@ -208,3 +208,12 @@ def test_sample_differs_from_the_fixture_only_by_the_planted_sentence() -> None:
     assert sample.loc[changed, "full_content"].iloc[0] == before.replace(PLANTED_BEFORE, PLANTED_AFTER)
     unchanged = [c for c in original.columns if c not in ("full_content", "full_content_json", "findings")]
     pd.testing.assert_frame_equal(sample[unchanged], original[unchanged])
+
+
+def test_answers_reduce_left_out_are_not_inputs_of_the_final_answer() -> None:
+    index = read_index(SAMPLE)
+    run = QueryRun.load(SAMPLE / "output" / "veritrail" / "queries" / "handwritten-1")
+    left_out = run.model_copy(update={"not_in_reduce": ["map_answer:0.1"]})
+    dag = add_query_run(index, left_out, keep_unused=True)
+    assert "map_answer:0.1" not in dag.src("final_answer")
+    assert "map_answer:0.1" in dag.metadata["map_answers_unused"]

@@ -90,6 +90,10 @@ class QueryRun(BaseModel):
     created: datetime = Field(default_factory=lambda: datetime.now(UTC))
     notes: str = ""
     batches: list[MapBatch]
+    not_in_reduce: list[str] = Field(
+        default_factory=list,
+        description="map answers with score > 0 that reduce left out for lack of tokens (map_answer:<batch>.<n>)",
+    )
     final_answer: Text
 
     @model_validator(mode="after")
@@ -176,7 +180,7 @@ def add_query_run(index: DAG, run: QueryRun, *, keep_unused: bool = False) -> DA
     if ids.FINAL_ANSWER in index:
         raise AdapterError(f"query run {run.run_id!r}: the DAG already holds a final answer")
     answers, edges = _map_answers(index, run)
-    reduced = {n.id for n in answers if n.metadata["score"] > 0}
+    reduced = {n.id for n in answers if n.metadata["score"] > 0 and n.id not in run.not_in_reduce}
     if not reduced:
         raise AdapterError(
             f"query run {run.run_id!r}: no map answer has a score above 0, so reduce had no input "

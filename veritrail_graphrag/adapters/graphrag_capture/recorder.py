@@ -142,20 +142,15 @@ class QueryRecorder(QueryCallbacks):
             for index, (ids, result) in enumerate(zip(report_ids, self.map_results, strict=True))
         ]
 
-    def _budget_note(self, batches: list[MapBatch]) -> str:
+    def _left_out(self, batches: list[MapBatch]) -> list[str]:
+        """Key points with score > 0 that did not fit reduce's token budget (needs the config)."""
         if self.config is None:
-            return ""
+            return []
         from graphrag.tokenizer.get_tokenizer import get_tokenizer
 
         search = self.config.global_search
         tokenizer = get_tokenizer(self.config.get_completion_model_config(search.completion_model_id))
-        cut = points_over_budget(batches, tokenizer.num_tokens, search.data_max_tokens)
-        if not cut:
-            return ""
-        return (
-            f"reduce left out {len(cut)} key point(s) with score > 0 for lack of tokens "
-            f"(global_search.data_max_tokens={search.data_max_tokens}): {', '.join(cut)}"
-        )
+        return points_over_budget(batches, tokenizer.num_tokens, search.data_max_tokens)
 
     def to_query_run(
         self,
@@ -176,7 +171,9 @@ class QueryRecorder(QueryCallbacks):
         if not answer.strip():
             raise AdapterError("no final answer was recorded; pass final_answer=<the text GraphRAG returned>")
         batches = self.batches()
-        note_parts = [f"captured from graphrag {_graphrag_version()} global search", notes, self._budget_note(batches)]
+        left_out = self._left_out(batches)
+        budget = f"reduce left out {len(left_out)} key point(s) with score > 0 for lack of tokens" if left_out else ""
+        note_parts = [f"captured from graphrag {_graphrag_version()} global search", notes, budget]
         return QueryRun(
             run_id=run_id or new_run_id(),
             query=self.query,
@@ -184,6 +181,7 @@ class QueryRecorder(QueryCallbacks):
             settings_fingerprint=settings_fingerprint,
             notes="; ".join(part for part in note_parts if part),
             batches=batches,
+            not_in_reduce=left_out,
             final_answer=answer,
         )
 
