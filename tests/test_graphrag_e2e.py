@@ -374,3 +374,19 @@ def test_query_command_refuses_other_methods(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(cli.app, ["query", str(tmp_path), "--method", "local", "--query", "x"])
     assert result.exit_code == 2 and "only global search" in result.output
+
+
+async def test_a_search_that_cannot_be_read_is_kept_raw(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    from veritrail_graphrag.adapters.graphrag_capture import capture_global_search
+    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
+    from veritrail_graphrag.errors import AdapterError
+
+    def unreadable(self: QueryRecorder) -> list:
+        raise AdapterError("map context not understood")
+
+    monkeypatch.setattr(QueryRecorder, "batches", unreadable)
+    with pytest.raises(AdapterError, match=r"raw_capture\.json") as info:
+        await capture_global_search(project.root, QUESTION, run_id="unreadable")
+    raw = json.loads((run_dir(project.root, "unreadable") / "raw_capture.json").read_text())
+    assert raw["final_answer"] == project.script.REDUCE_ANSWER and raw["map_contexts"]
+    assert "map context not understood" in str(info.value)

@@ -11,6 +11,7 @@ the capture ends, so the caller's working directory is the same before and after
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,12 @@ from veritrail_graphrag.adapters.graphrag import QueryRun, settings_fingerprint
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
 from veritrail_graphrag.adapters.graphrag_capture.locations import run_dir
 from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.files import atomic_write_text
 
 if TYPE_CHECKING:
     from graphrag.config.models.graph_rag_config import GraphRagConfig
+
+    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
 GLOBAL_SEARCH_TABLES = ("entities", "communities", "community_reports")
 DEFAULT_RESPONSE_TYPE = "Multiple Paragraphs"
@@ -82,7 +86,7 @@ async def capture_global_search(
     (GraphRAG's own logs go to the project's reporting folder, `logs/query.log` by default). The
     run is written to `ROOT/output/veritrail/queries/<run_id>/query_run.json`.
     """
-    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
+    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder, new_run_id
 
     try:
         import graphrag.api as api
@@ -114,11 +118,29 @@ async def capture_global_search(
             chunks.append(chunk)
             if on_token is not None:
                 on_token(chunk)
-    run = recorder.to_query_run(
-        final_answer="".join(chunks),
-        run_id=run_id,
-        settings_fingerprint=settings_fingerprint(root),
-        notes=f"response_type={response_type!r}, dynamic_community_selection={dynamic_community_selection}",
-    )
+    run_id = run_id or new_run_id()
+    try:
+        run = recorder.to_query_run(
+            final_answer="".join(chunks),
+            run_id=run_id,
+            settings_fingerprint=settings_fingerprint(root),
+            notes=f"response_type={response_type!r}, dynamic_community_selection={dynamic_community_selection}",
+        )
+    except AdapterError as exc:
+        raw = _save_raw(run_dir(root, run_id), query, "".join(chunks), recorder)
+        raise AdapterError(f"{exc} (the search was paid for: what GraphRAG returned is kept in {raw})") from None
     run.save(run_dir(root, run.run_id))
     return run
+
+
+def _save_raw(folder: Path, query: str, answer: str, recorder: QueryRecorder) -> Path:
+    """Keep a search whose map step could not be read, so nothing paid for is lost."""
+    raw = {
+        "query": query,
+        "final_answer": answer,
+        "map_contexts": recorder.contexts,
+        "map_responses": [str(result.response) for result in recorder.map_results],
+    }
+    path = folder / "raw_capture.json"
+    atomic_write_text(path, json.dumps(raw, indent=1, default=str))
+    return path
