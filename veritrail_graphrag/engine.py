@@ -39,6 +39,18 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def _ranges(batch: Sequence[Sentence]) -> list[str]:
+    """`node#3-9` per run of consecutive sentences: the prompt's content, compactly, for the report."""
+    runs: list[list[Sentence]] = []
+    for sentence in batch:
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.node_id == sentence.node_id and last.index + 1 == sentence.index:
+            runs[-1].append(sentence)
+        else:
+            runs.append([sentence])
+    return [f"{run[0].node_id}#{run[0].index}-{run[-1].index}" for run in runs]
+
+
 async def _all(calls: Iterable[Awaitable[_T]]) -> list[_T]:
     """Run concurrently; the first failure cancels the rest and is raised as itself.
 
@@ -260,7 +272,7 @@ class _Trail:
             records.append(
                 BatchRecord(
                     node_ids=_unique(s.node_id for s in batch),
-                    sentence_ids=[s.id for s in batch],
+                    shown=_ranges(batch),
                     selected=selected,
                     context=context,
                     discarded=discarded,

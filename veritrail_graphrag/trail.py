@@ -21,7 +21,7 @@ class BatchRecord(BaseModel):
     """One Evidence Selection prompt: which sentences it showed and what came back."""
 
     node_ids: list[str]
-    sentence_ids: list[str]
+    shown: list[str] = Field(description="sentences shown, as `<node id>#<first>-<last>` per node")
     selected: list[str]
     context: list[str]
     discarded: list[str] = Field(default_factory=list, description="ids returned but never assigned")
