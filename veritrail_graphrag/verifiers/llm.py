@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from veritrail_graphrag.errors import LLMConfigError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
@@ -25,6 +26,7 @@ from veritrail_graphrag.llm.parsing import (
     parse_verdict,
 )
 from veritrail_graphrag.llm.prompts import (
+    Prompt,
     claim_extraction_prompt,
     decomposition_prompt,
     evidence_prompt,
@@ -36,6 +38,7 @@ from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentenc
 from veritrail_graphrag.sentences import split_sentences
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
+_A = TypeVar("_A")
 
 
 class LLMVerifier:
@@ -95,25 +98,31 @@ class LLMVerifier:
             self._origins.setdefault(part, origin)
         return parts
 
+    async def _samples(self, prompt: Prompt, parse: Callable[[str], _A], claim: Claim) -> list[_A]:
+        """The same prompt asked `samples` times (sample index in the cache key), concurrently."""
+        return list(
+            await asyncio.gather(
+                *(
+                    self.client.complete(
+                        prompt,
+                        parse,
+                        sample=i,
+                        temperature=self._sample_temperature,
+                        usage_key=claim.id,
+                        claim_id=claim.id,
+                    )
+                    for i in range(self.samples)
+                )
+            )
+        )
+
     async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
         self._claim_seen(claim)
         if not sentences:
             return EvidenceSelection()
         labels = SentenceLabels(sentences)
         prompt = evidence_prompt(claim, labels)
-        answers: list[EvidenceAnswer] = await asyncio.gather(
-            *(
-                self.client.complete(
-                    prompt,
-                    parse_evidence,
-                    sample=i,
-                    temperature=self._sample_temperature,
-                    usage_key=claim.id,
-                    claim_id=claim.id,
-                )
-                for i in range(self.samples)
-            )
-        )
+        answers: list[EvidenceAnswer] = await self._samples(prompt, parse_evidence, claim)
         picks = [(labels.resolve(a.selected)[0], labels.resolve(a.context)[0], a.summary) for a in answers]
         if self.samples == 1:
             selected, context, summary = picks[0]
@@ -146,19 +155,7 @@ class LLMVerifier:
         if not excerpts:
             return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="No evidence was selected.", score=0.0)
         prompt = verdict_prompt(claim, excerpts)
-        answers: list[VerdictAnswer] = await asyncio.gather(
-            *(
-                self.client.complete(
-                    prompt,
-                    parse_verdict,
-                    sample=i,
-                    temperature=self._sample_temperature,
-                    usage_key=claim.id,
-                    claim_id=claim.id,
-                )
-                for i in range(self.samples)
-            )
-        )
+        answers: list[VerdictAnswer] = await self._samples(prompt, parse_verdict, claim)
         return self._agreed_verdict(answers)
 
     def _agreed_verdict(self, answers: Sequence[VerdictAnswer]) -> VerdictResult:
