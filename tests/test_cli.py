@@ -85,20 +85,21 @@ def test_bad_claims_file_names_the_entry(tmp_path: Path) -> None:
     assert not (tmp_path / "r.json").exists()
 
 
-def test_failing_verifier_leaves_no_partial_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_claims_the_verifier_cannot_judge_are_listed_and_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     class Broken(ScriptedVerifier):
         async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
             raise TimeoutError("backend unavailable")
 
     monkeypatch.setattr(cli, "make_verifier", lambda name, options=None: Broken("ferry"))
     out = tmp_path / "report.json"
-    out.write_text("previous report")
     result = runner.invoke(cli.app, ["verify", str(SAMPLE), "--out", str(out)])
-    assert result.exit_code == 2
+    assert result.exit_code == 3
     assert "verdict generation" in result.output and "backend unavailable" in result.output
-    assert out.read_text() == "previous report"
-    # Only the resume checkpoint (hidden, claims finished before the failure) is left beside it.
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".report.json.partial.jsonl", "report.json"]
+    report = json.loads(out.read_text())
+    assert report["results"] == [] and report["summary"]["failed"] == len(report["failed"]) > 0
+    assert (tmp_path / ".report.json.partial.jsonl").exists()  # kept: a re-run retries only these
 
 
 def test_unknown_terminal_and_verifier(tmp_path: Path) -> None:

@@ -91,3 +91,28 @@ def test_eval_with_the_llm_verifier_takes_model_flags(
     (report,) = (tmp_path / "out").glob("*.json")
     data = json.loads(report.read_text())
     assert data["verifier"] == "llm"
+
+
+def test_a_claim_without_a_readable_answer_is_reported_not_guessed(project: Path, fake_openai: FakeOpenAI) -> None:
+    from fake_openai import PromptView, overlap_oracle
+
+    def unreadable_for_orphanage(request: dict) -> object:
+        view = PromptView.of(request)
+        if view.task == "evidence selection" and "orphanage" in view.claim:
+            return "I think sentence three, maybe."
+        return overlap_oracle(view)
+
+    fake_openai.responder = unreadable_for_orphanage
+    result = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm"])
+    assert result.exit_code == 3, result.output
+    report = _report(project)
+    (failure,) = report["failed"]
+    assert "orphanage" in failure["claim"]["text"] and "evidence selection" in failure["error"]
+    assert all("orphanage" not in r["claim"]["text"] for r in report["results"])
+    assert len(report["results"]) == report["summary"]["claims"] - 1
+
+    fake_openai.responder = lambda request: overlap_oracle(PromptView.of(request))
+    retried = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm"])
+    assert retried.exit_code == 0, retried.output
+    again = _report(project)
+    assert again["failed"] == [] and again["resumed_claims"] == len(report["results"])

@@ -21,9 +21,10 @@ from veritrail_graphrag import __version__
 from veritrail_graphrag.claims import sentence_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.errors import VerifierError
 from veritrail_graphrag.files import atomic_write_text
 from veritrail_graphrag.models import Claim
-from veritrail_graphrag.report import AuditReport, render_markdown, summarize
+from veritrail_graphrag.report import AuditReport, ClaimFailure, render_markdown, summarize
 from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.registry import verifier_settings
 
@@ -148,7 +149,11 @@ async def run_audit(
     on_result: Callable[[ClaimResult], None] | None = None,
     usage: Callable[[], dict[str, Any]] | None = None,
 ) -> AuditReport:
-    """Verify the claims not already in the checkpoint, then write the report atomically."""
+    """Verify the claims not already in the checkpoint, then write the report atomically.
+
+    A claim the verifier cannot judge is listed in `report.failed` with its error (never given a
+    guessed verdict); the checkpoint is then kept, so re-running retries only those claims.
+    """
     settings = verifier_settings(engine.verifier)
     checkpoint = Checkpoint(checkpoint_path(report_path), audit_key(dag, terminal, verifier_name, settings, engine))
     texts = {c.id: c.text for c in claims}
@@ -164,9 +169,17 @@ async def run_audit(
         if on_result is not None:
             on_result(result)
 
+    failures: list[ClaimFailure] = []
+
+    def failed(claim: Claim, error: VerifierError) -> None:
+        where = terminal if isinstance(terminal, str) else terminal[claim.id]
+        failures.append(ClaimFailure(claim=claim, terminal=where, error=str(error)))
+
     todo = [c for c in claims if c.id not in done]
-    fresh = {r.claim.id: r for r in await engine.averify_many(dag, todo, terminal, on_result=finished)}
-    results = [done.get(c.id) or fresh[c.id] for c in claims]
+    verified = await engine.averify_many(dag, todo, terminal, on_result=finished, on_error=failed)
+    fresh = {r.claim.id: r for r in verified}
+    results = [done.get(c.id) or fresh[c.id] for c in claims if c.id in done or c.id in fresh]
+    failures.sort(key=lambda f: [c.id for c in claims].index(f.claim.id))
 
     report = AuditReport(
         tool_version=__version__,
@@ -176,13 +189,15 @@ async def run_audit(
         verifier_settings=settings,
         config=engine.config,
         dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
-        summary=summarize(results, len(dag)),
+        summary=summarize(results, len(dag), failed=len(failures)),
         results=results,
+        failed=failures,
         resumed_claims=len(done),
         usage=usage() if usage is not None else None,
     )
     report.save(report_path)
     if markdown_path is not None:
         atomic_write_text(markdown_path, render_markdown(report))
-    checkpoint.remove()
+    if not failures:
+        checkpoint.remove()
     return report

@@ -180,8 +180,20 @@ def _audit(
         )
     if report.resumed_claims:
         stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
+    for failure in report.failed:
+        stderr.print(
+            f"[red]not verified:[/red] {escape(failure.claim.id)}: {escape(failure.error)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     written = f"{report_path}" + (f" and {markdown_path}" if markdown_path else "")
     stdout.print(f"Report: {written}", highlight=False, soft_wrap=True, markup=False)
+    if report.failed:
+        stderr.print(
+            f"{len(report.failed)} claim(s) could not be verified; re-run the same command to retry only those.",
+            highlight=False,
+        )
+        raise typer.Exit(code=3)
     return report
 
 

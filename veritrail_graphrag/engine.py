@@ -89,12 +89,14 @@ class VeriTrail:
         claims: Sequence[Claim],
         terminal: str | Mapping[str, str] | None = None,
         on_result: Callable[[ClaimResult], None] | None = None,
+        on_error: Callable[[Claim, VerifierError], None] | None = None,
     ) -> list[ClaimResult]:
         """Verify claims concurrently; verifier calls of all claims share one concurrency limit.
 
         `terminal` is one node for all claims, or a claim id -> node mapping (e.g. auditing many
-        community reports at once). Results come back in the order of `claims`. The first failing
-        claim cancels the others.
+        community reports at once). Results come back in the order of `claims`. Without `on_error`
+        the first failing claim cancels the others; with it, a claim whose verifier failed is
+        reported there, left out of the results, and the other claims go on.
         """
         seen: set[str] = set()
         duplicates = [c.id for c in claims if c.id in seen or seen.add(c.id)]
@@ -110,13 +112,19 @@ class VeriTrail:
             starts = {c.id: start for c in claims}
         semaphore = asyncio.Semaphore(self.config.concurrency)
 
-        async def one(claim: Claim) -> ClaimResult:
-            result = await _Trail(self, dag, claim, starts[claim.id], semaphore).run()
+        async def one(claim: Claim) -> ClaimResult | None:
+            try:
+                result = await _Trail(self, dag, claim, starts[claim.id], semaphore).run()
+            except VerifierError as exc:
+                if on_error is None:
+                    raise
+                on_error(claim, exc)
+                return None
             if on_result is not None:
                 on_result(result)
             return result
 
-        return await _all(one(c) for c in claims)
+        return [r for r in await _all(one(c) for c in claims) if r is not None]
 
 
 class _Evidence:

@@ -16,14 +16,25 @@ from rich.markup import escape
 from rich.table import Table
 
 from veritrail_graphrag.files import atomic_write_text
-from veritrail_graphrag.models import TrailConfig, Verdict
+from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.trail import ClaimResult
 
 REPORT_VERSION = 1
 
 
+class ClaimFailure(BaseModel):
+    """A claim the verifier could not judge (e.g. no readable model answer after retries).
+
+    It has no verdict: nothing is guessed. Re-running the audit retries only such claims."""
+
+    claim: Claim
+    terminal: str
+    error: str
+
+
 class Summary(BaseModel):
     claims: int
+    failed: int = Field(default=0, description="claims that could not be verified (see `failed`)")
     verdicts: dict[str, int]
     error_stages: dict[str, int] = Field(description="Not Fully Supported claims naming each stage")
     unlocalized: int = Field(description="Not Fully Supported claims for which no stage can be named")
@@ -49,12 +60,13 @@ class AuditReport(BaseModel):
         default=None, description="model calls, tokens and cost: total, per claim and per call kind"
     )
     results: list[ClaimResult]
+    failed: list[ClaimFailure] = Field(default_factory=list)
 
     def save(self, path: Path) -> None:
         atomic_write_text(path, self.model_dump_json(indent=2))
 
 
-def summarize(results: list[ClaimResult], nodes_in_dag: int) -> Summary:
+def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) -> Summary:
     verdicts = Counter(r.verdict.value for r in results)
     stages: Counter[str] = Counter()
     unlocalized = 0
@@ -66,7 +78,8 @@ def summarize(results: list[ClaimResult], nodes_in_dag: int) -> Summary:
                 stages.update(str(s) for s in result.error_stages)
     read = {n for r in results for it in r.iterations for n in it.checked}
     return Summary(
-        claims=len(results),
+        claims=len(results) + failed,
+        failed=failed,
         verdicts={v.value: verdicts.get(v.value, 0) for v in Verdict},
         error_stages=dict(sorted(stages.items(), key=lambda kv: int(kv[0]))),
         unlocalized=unlocalized,
@@ -148,6 +161,10 @@ def render_markdown(report: AuditReport) -> str:
         if s.unlocalized:
             lines.append(f"| no stage can be named | {s.unlocalized} |")
         lines.append("")
+    if report.failed:
+        lines += [f"## Claims that could not be verified ({len(report.failed)})", ""]
+        lines += [f"- `{f.claim.id}` {f.claim.text}: {f.error}" for f in report.failed]
+        lines += ["", "Re-run the same command to retry them; verified claims are not asked again.", ""]
     unsupported = [r for r in report.results if r.verdict is not Verdict.FULLY_SUPPORTED]
     if unsupported:
         lines += ["## Claims that are not fully supported", ""]
