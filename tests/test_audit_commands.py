@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from samples import copy_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
@@ -19,7 +20,7 @@ runner = CliRunner()
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     target = tmp_path / "carol"
-    shutil.copytree(SAMPLES / "graphrag-christmas-carol", target)
+    copy_sample("graphrag-christmas-carol", target)
     return target
 
 

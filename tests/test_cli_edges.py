@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 from pathlib import Path
 
 import pytest
+from samples import copy_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
@@ -81,7 +81,7 @@ def test_error_text_with_brackets_is_printed_literally(tmp_path: Path) -> None:
 )
 def test_bad_paths_and_option_combinations_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
     carol = tmp_path / "carol"
-    shutil.copytree(SAMPLES / "graphrag-christmas-carol", carol)
+    copy_sample("graphrag-christmas-carol", carol)
     (tmp_path / "empty").mkdir()
     names = {"empty": tmp_path / "empty", "missing": tmp_path / "missing", "carol": carol, "dag": DAG}
     result = runner.invoke(cli.app, [a.format(**names) for a in args])
@@ -91,7 +91,7 @@ def test_bad_paths_and_option_combinations_exit_2_with_a_message(tmp_path: Path,
 
 def test_repeated_community_is_audited_once(tmp_path: Path) -> None:
     carol = tmp_path / "carol"
-    shutil.copytree(SAMPLES / "graphrag-christmas-carol", carol)
+    copy_sample("graphrag-christmas-carol", carol)
     result = runner.invoke(cli.app, ["audit-index", str(carol), "--community", "48", "--community", "48"])
     assert result.exit_code == 0, result.output
     report = json.loads((carol / "output" / "veritrail" / "index-audit" / "report.json").read_text())

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI, Fault
+from samples import copy_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
@@ -23,7 +24,7 @@ runner = CliRunner()
 @pytest.fixture()
 def project(tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "carol"
-    shutil.copytree(SAMPLE, root)
+    copy_sample("graphrag-christmas-carol", root)
     (root / "settings.yaml").write_text(
         "completion_models:\n"
         "  default_completion_model:\n"

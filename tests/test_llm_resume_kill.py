@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
+from samples import copy_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
@@ -23,7 +23,7 @@ RUN = Path("output") / "veritrail" / "queries" / "handwritten-1"
 
 
 def make_project(root: Path, url: str) -> Path:
-    shutil.copytree(SAMPLE, root)
+    copy_sample("graphrag-christmas-carol", root)
     (root / "settings.yaml").write_text(
         "completion_models:\n  default_completion_model:\n    model_provider: openai\n"
         f"    model: test-model\n    api_base: {url}\n    api_key: not-a-real-key\n"
