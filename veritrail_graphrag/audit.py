@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +127,6 @@ async def extract_claims(
     return claims, where
 
 
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
 def checkpoint_path(report_path: Path) -> Path:
     return report_path.with_name(f".{report_path.name}.partial.jsonl")
 
@@ -184,7 +180,7 @@ async def run_audit(
     report = AuditReport(
         tool_version=__version__,
         source=source,
-        terminals=[terminal] if isinstance(terminal, str) else _unique(terminal[c.id] for c in claims),
+        terminals=[terminal] if isinstance(terminal, str) else list(dict.fromkeys(terminal[c.id] for c in claims)),
         verifier=verifier_name,
         verifier_settings=settings,
         config=engine.config,

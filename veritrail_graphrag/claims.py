@@ -12,16 +12,15 @@ from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError
 from veritrail_graphrag.files import read_text
 from veritrail_graphrag.models import Claim
+from veritrail_graphrag.sentences import HEADING, LIST_ITEM
 
 _CITATION = re.compile(r"\s*\[(?:Data|Sources?):[^\]]*\]", re.IGNORECASE)
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 
 
 def clean_claim_text(sentence: str) -> str:
     """Drop list markers, markdown emphasis and GraphRAG's `[Data: Reports (..)]` citations."""
     text = _CITATION.sub("", sentence)
-    text = _LIST_MARKER.sub("", text)
+    text = LIST_ITEM.sub("", text)
     return text.replace("**", "").replace("__", "").strip()
 
 
@@ -32,7 +31,7 @@ def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
     """
     claims = []
     for sentence in dag.sentences(terminal):
-        if _HEADING.match(sentence.text) or sentence.text.lstrip().startswith("|"):
+        if HEADING.match(sentence.text) or sentence.text.lstrip().startswith("|"):
             continue
         text = clean_claim_text(sentence.text)
         if len(re.findall(r"\w+", text)) >= 3:

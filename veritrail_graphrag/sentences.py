@@ -17,8 +17,8 @@ from functools import lru_cache
 
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?=\S)")
+HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?=\S)")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 
@@ -65,10 +65,10 @@ def _blocks(text: str) -> list[str]:
     for line in text.splitlines():
         if not line.strip() or (_TABLE_RULE.match(line) and "-" in line):
             flush()
-        elif _HEADING.match(line) or _TABLE_ROW.match(line):
+        elif HEADING.match(line) or _TABLE_ROW.match(line):
             flush()
             blocks.append(line.strip())
-        elif _LIST_ITEM.match(line):
+        elif LIST_ITEM.match(line):
             flush()
             paragraph.append(line)
         else:
@@ -82,10 +82,10 @@ def split_sentences(text: str) -> list[str]:
     tokenizer = punkt_tokenizer()
     sentences: list[str] = []
     for block in _blocks(text):
-        if _HEADING.match(block) or _TABLE_ROW.match(block):
+        if HEADING.match(block) or _TABLE_ROW.match(block):
             sentences.append(block)
             continue
-        marker = _LIST_ITEM.match(block)
+        marker = LIST_ITEM.match(block)
         prefix = marker.group(0).strip() + " " if marker else ""
         body = block[marker.end() :] if marker else block
         pieces = [s.strip() for s in tokenizer.tokenize(body) if s.strip()]

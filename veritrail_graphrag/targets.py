@@ -13,6 +13,7 @@ from pathlib import Path
 
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
+from veritrail_graphrag.adapters.graphrag.layout import queries_dir, run_dir, veritrail_dir
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
@@ -30,15 +31,8 @@ class AuditTarget:
     project_root: Path | None = None
 
 
-def veritrail_dir(path: Path) -> Path:
-    """`<project>/output/veritrail`: our folder beside GraphRAG's own artifacts."""
-    layout = locate(path)
-    output = layout.project_root / "output" if layout.project_root else layout.directory
-    return output / "veritrail"
-
-
 def query_runs(path: Path) -> list[QueryRun]:
-    folder = veritrail_dir(path) / "queries"
+    folder = queries_dir(path)
     runs = (
         [QueryRun.load(p) for p in sorted(folder.iterdir()) if (p / "query_run.json").is_file()]
         if folder.is_dir()
@@ -75,17 +69,17 @@ def graphrag_query_target(
         matching = [r for r in runs if r.run_id == query_run]
         if not matching:
             known = ", ".join(r.run_id for r in runs) or "none"
-            raise AdapterError(f"{veritrail_dir(path) / 'queries'}: no query run {query_run!r} (known: {known})")
+            raise AdapterError(f"{queries_dir(path)}: no query run {query_run!r} (known: {known})")
         run = matching[0]
     elif runs:
         run = runs[-1]
     else:
         raise AdapterError(
-            f"{path}: no saved query run under {veritrail_dir(path) / 'queries'}; run "
+            f"{path}: no saved query run under {queries_dir(path)}; run "
             "`veritrail query ROOT --query ...`, or give the answer with --answer FILE"
         )
     dag = add_query_run(index, run)
-    out_dir = veritrail_dir(path) / "queries" / run.run_id
+    out_dir = run_dir(path, run.run_id)
     return AuditTarget(dag, ["final_answer"], out_dir, f"{path} (query run {run.run_id})", run.query, [], root)
 
 

@@ -169,3 +169,20 @@ def cache_folder(layout: Layout) -> Path | None:
 
 
 __all__ = ["REQUIRED", "Layout", "cache_folder", "columns_of", "locate"]
+
+
+def veritrail_dir(path: str | Path) -> Path:
+    """`<output>/veritrail`: our folder beside GraphRAG's own artifacts, wherever settings put them."""
+    layout = locate(Path(path))
+    output = layout.project_root / "output" if layout.project_root else layout.directory
+    return output / "veritrail"
+
+
+def queries_dir(path: str | Path) -> Path:
+    """One folder per captured query run."""
+    return veritrail_dir(path) / "queries"
+
+
+def run_dir(path: str | Path, run_id: str) -> Path:
+    """The folder `QueryRun.save` writes a run into, and where its audit reports go."""
+    return queries_dir(path) / run_id

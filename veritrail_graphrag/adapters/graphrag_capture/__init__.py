@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from veritrail_graphrag.adapters.graphrag.layout import queries_dir, run_dir
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
-from veritrail_graphrag.adapters.graphrag_capture.locations import queries_dir, run_dir
 
 if TYPE_CHECKING:
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder

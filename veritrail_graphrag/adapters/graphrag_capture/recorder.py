@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from veritrail_graphrag.adapters.graphrag import MapAnswer, MapBatch, QueryRun
 from veritrail_graphrag.adapters.graphrag import settings_fingerprint as project_fingerprint
+from veritrail_graphrag.adapters.graphrag.layout import run_dir
 from veritrail_graphrag.adapters.graphrag_capture.batches import batch_report_ids
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
-from veritrail_graphrag.adapters.graphrag_capture.locations import run_dir
 from veritrail_graphrag.adapters.graphrag_capture.reduce_budget import points_over_budget
 from veritrail_graphrag.errors import AdapterError
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from veritrail_graphrag.adapters.graphrag import QueryRun, settings_fingerprint
+from veritrail_graphrag.adapters.graphrag.layout import run_dir
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
-from veritrail_graphrag.adapters.graphrag_capture.locations import run_dir
 from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.files import atomic_write_text
 
