@@ -10,6 +10,14 @@ Rules are written against `PromptView`, which reads our prompts back (task, clai
 labels, excerpts), so a test says "if the claim mentions X, answer Fully Supported" without
 knowing the prompt layout.
 
+Log-probabilities: a responder may return `Scored(text, top)`, the first answer token's
+distribution. A request with `logprobs: true` then gets `choices[0].logprobs` with the `top`
+tokens (at most `top_logprobs` of them), as OpenAI sends them; at temperature > 0 the answer is
+drawn from `top`, deterministically (the n-th identical request takes the n-th point of an
+equidistributed sequence), so k samples show the distribution. `logprobs=False` plays an
+endpoint that ignores the parameter (`logprobs: null`), `reject_logprobs=True` one that refuses
+it with a 400.
+
 Test modules load the `fake_openai` fixture with `pytest_plugins = ["fake_openai"]`; the module
 asks pytest not to rewrite it (PYTEST_DONT_REWRITE) because they import it before that happens.
 """
@@ -17,6 +25,7 @@ asks pytest not to rewrite it (PYTEST_DONT_REWRITE) because they import it befor
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -29,8 +38,21 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-Answer = str | dict[str, Any] | list[Any]
+
+@dataclass(frozen=True)
+class Scored:
+    """An answer token with the distribution it was drawn from (token -> probability)."""
+
+    text: str
+    top: dict[str, float] = field(default_factory=dict)
+
+    def distribution(self) -> dict[str, float]:
+        return self.top or {self.text: 1.0}
+
+
+Answer = str | dict[str, Any] | list[Any] | Scored
 Responder = Callable[[dict[str, Any]], Answer]
+_GOLDEN = (math.sqrt(5) - 1) / 2
 FaultKind = Literal["rate_limit", "server_error", "hang", "drop", "truncate", "malformed_json", "bad_request"]
 
 _AZURE_PATH = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/chat/completions$")
@@ -156,15 +178,46 @@ def default_responder(request: dict[str, Any]) -> Answer:
     return overlap_oracle(PromptView.of(request))
 
 
-def completion_body(request: dict[str, Any], text: str) -> dict[str, Any]:
+def _token(text: str, probability: float) -> dict[str, Any]:
+    return {
+        "token": text,
+        "logprob": math.log(probability) if probability > 0 else -9999.0,
+        "bytes": list(text.encode()),
+    }
+
+
+def logprobs_body(scored: Scored, text: str, top_k: int) -> dict[str, Any]:
+    """`choices[0].logprobs` for a one-token answer `text` drawn from `scored`'s distribution."""
+    ranked = sorted(scored.distribution().items(), key=lambda kv: -kv[1])[:top_k]
+    chosen = _token(text, scored.distribution().get(text, 0.0))
+    chosen["top_logprobs"] = [_token(token, p) for token, p in ranked]
+    return {"content": [chosen], "refusal": None}
+
+
+def draw(scored: Scored, position: int) -> str:
+    """The `position`-th deterministic draw from the distribution (golden-ratio sequence)."""
+    point = (0.5 + position * _GOLDEN) % 1.0
+    total = 0.0
+    items = sorted(scored.distribution().items())
+    mass = sum(p for _, p in items)
+    for token, p in items:
+        total += p / mass
+        if point < total:
+            return token
+    return items[-1][0]
+
+
+def completion_body(request: dict[str, Any], text: str, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat.completion object; token counts are chars/4 so tests can predict them."""
     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
+    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+    choice["logprobs"] = logprobs
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model", "fake"),
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "choices": [choice],
         "usage": {
             "prompt_tokens": prompt_chars // 4,
             "completion_tokens": len(text) // 4,
@@ -188,11 +241,16 @@ class FakeOpenAI:
         faults: Iterable[Fault | None] = (),
         reject_response_format: bool = False,
         report_usage: bool = True,
+        logprobs: bool = True,
+        reject_logprobs: bool = False,
     ) -> None:
         self.responder = responder
         self.latency = latency
         self.reject_response_format = reject_response_format
         self.report_usage = report_usage
+        self.logprobs = logprobs
+        self.reject_logprobs = reject_logprobs
+        self._draws: dict[str, int] = {}
         self.in_flight = 0
         self.max_in_flight = 0
         self.requests: list[RecordedRequest] = []
@@ -233,6 +291,7 @@ class FakeOpenAI:
             self.requests.clear()
             self.errors.clear()
             self._faults.clear()
+            self._draws.clear()
             self.max_in_flight = 0
 
     def _enter(self) -> None:
@@ -271,16 +330,31 @@ class FakeOpenAI:
             self.requests.append(record)
         if fault is None and self.reject_response_format and "response_format" in record.body:
             return Fault("bad_request", status=400)
+        if fault is None and self.reject_logprobs and record.body.get("logprobs"):
+            return Fault("bad_request", status=400)
         return fault
 
-    def _answer(self, body: dict[str, Any]) -> str:
+    def _answer(self, body: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        """The answer's text, and its `logprobs` object when asked for and this server gives them."""
         try:
             answer = self.responder(body)
         except Exception as exc:  # surfaced to the test through `errors`
             with self._lock:
                 self.errors.append(f"{type(exc).__name__}: {exc}")
             raise
-        return answer if isinstance(answer, str) else json.dumps(answer)
+        if not isinstance(answer, Scored):
+            text = answer if isinstance(answer, str) else json.dumps(answer)
+            answer = Scored(text)
+        text = answer.text
+        if (body.get("temperature") or 0) > 0:
+            key = json.dumps(body.get("messages", []), sort_keys=True)
+            with self._lock:
+                position = self._draws.get(key, 0)
+                self._draws[key] = position + 1
+            text = draw(answer, position)
+        if not (self.logprobs and body.get("logprobs")):
+            return text, None
+        return text, logprobs_body(answer, text, int(body.get("top_logprobs") or 1))
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -321,11 +395,11 @@ class FakeOpenAI:
                 if fault is not None and self._misbehave(fault, body):
                     return
                 try:
-                    text = server._answer(body)
+                    text, logprobs = server._answer(body)
                 except Exception as exc:
                     self._json(500, {"error": {"message": f"responder failed: {exc}"}})
                     return
-                payload = completion_body(body, text)
+                payload = completion_body(body, text, logprobs)
                 if not server.report_usage:
                     del payload["usage"]
                 self._json(200, payload)
@@ -338,13 +412,14 @@ class FakeOpenAI:
                 elif fault.kind == "server_error":
                     self._json(fault.status, {"error": {"message": "boom", "type": "server_error"}})
                 elif fault.kind == "bad_request":
+                    param = "logprobs" if server.reject_logprobs and body.get("logprobs") else "response_format"
                     self._json(
                         400,
                         {
                             "error": {
-                                "message": "response_format is not supported",
+                                "message": f"{param} is not supported",
                                 "type": "invalid_request_error",
-                                "param": "response_format",
+                                "param": param,
                             }
                         },
                     )
@@ -354,7 +429,7 @@ class FakeOpenAI:
                 elif fault.kind == "drop":
                     self.close_connection = True
                 elif fault.kind == "truncate":
-                    payload = json.dumps(completion_body(body, server._answer(body))).encode()
+                    payload = json.dumps(completion_body(body, *server._answer(body))).encode()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))

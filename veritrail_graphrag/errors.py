@@ -32,6 +32,10 @@ class ClaimsError(VeriTrailError):
     """A claims file is malformed; names the file and the entry."""
 
 
+class SpansError(VeriTrailError):
+    """Evidence spans for a cited-answer check are malformed; names the file and the entry."""
+
+
 class LLMError(VeriTrailError):
     """A language-model call failed for good: names the call kind and the claim it served."""
 

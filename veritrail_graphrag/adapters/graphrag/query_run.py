@@ -12,7 +12,6 @@ The run is stored as one JSON file, `<dir>/query_run.json`, conventionally under
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter, deque
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from veritrail_graphrag.adapters.graphrag import ids
+from veritrail_graphrag.adapters.graphrag.citations import cited_ids, data_citations
 from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
@@ -31,18 +31,11 @@ FORMAT_VERSION = 1
 FILE_NAME = "query_run.json"
 MAP_STAGE = 5
 REDUCE_STAGE = 6
-_REPORT_CITATION = re.compile(r"Reports\s*\(([^)]*)\)", re.IGNORECASE)
 
 
 def cited_reports(text: str) -> list[int]:
     """Community numbers cited GraphRAG-style, `[Data: Reports (2, 7, +more)]`, in order of first use."""
-    found: dict[int, None] = {}
-    for group in _REPORT_CITATION.findall(text):
-        for token in group.split(","):
-            token = token.strip()
-            if token.lstrip("-").isdigit():
-                found[int(token)] = None
-    return list(found)
+    return cited_ids(data_citations(text), "reports")
 
 
 def _has_text(value: str) -> str:

@@ -1,0 +1,60 @@
+"""GraphRAG's `[Data: ...]` citations and the DAG nodes they name."""
+
+from __future__ import annotations
+
+from veritrail_graphrag.adapters.graphrag.citations import (
+    CitationIndex,
+    DataCitation,
+    cited_ids,
+    data_citations,
+    strip_data_citations,
+)
+from veritrail_graphrag.dag import DAG, Node
+
+
+def test_every_dataset_with_more_markers() -> None:
+    text = (
+        "Scrooge is a miser [Data: Reports (2, 7, 34, +more)]. Marley is dead "
+        "[Data: Entities (5); Relationships (12, 40); Sources (3)] and [Data: Reports (1), Entities(6), Claims (7)]."
+    )
+    assert data_citations(text) == [
+        DataCitation(dataset="reports", ids=[2, 7, 34], more=True),
+        DataCitation(dataset="entities", ids=[5]),
+        DataCitation(dataset="relationships", ids=[12, 40]),
+        DataCitation(dataset="sources", ids=[3]),
+        DataCitation(dataset="reports", ids=[1]),
+        DataCitation(dataset="entities", ids=[6]),
+        DataCitation(dataset="claims", ids=[7]),
+    ]
+    assert cited_ids(data_citations(text), "reports") == [2, 7, 34, 1]
+    assert strip_data_citations("Marley is dead [Data: Entities (5)].") == "Marley is dead."
+
+
+def test_unknown_datasets_and_words_are_skipped() -> None:
+    assert data_citations("[Data: Tables (3); Reports (x, 4, +more)]") == [
+        DataCitation(dataset="reports", ids=[4], more=True)
+    ]
+    assert data_citations("Reports (3) outside a marker, [S0], [Data: ]") == []
+
+
+def test_cited_records_resolve_to_nodes_by_short_id() -> None:
+    nodes = [
+        Node(id="text_unit:3", text="t", stage=1, kind="text_unit", metadata={"human_readable_id": 3}),
+        Node(id="entity:MARLEY@text_unit:3", text="e", stage=2, kind="entity", metadata={"human_readable_id": 5}),
+        Node(id="entity:MARLEY", text="e", stage=3, kind="entity_summary", metadata={"human_readable_id": 5}),
+        Node(id="relationship:A->B", text="r", stage=2, kind="relationship", metadata={"human_readable_id": "12"}),
+        Node(id="report:7", text="r", stage=4, kind="community_report", metadata={"community": 7.0}),
+    ]
+    edges = [
+        ("text_unit:3", "entity:MARLEY@text_unit:3"),
+        ("entity:MARLEY@text_unit:3", "entity:MARLEY"),
+        ("text_unit:3", "relationship:A->B"),
+        ("entity:MARLEY", "report:7"),
+        ("relationship:A->B", "report:7"),
+    ]
+    index = CitationIndex(DAG.from_records(nodes, edges))
+    found, unknown = index.resolve(
+        data_citations("[Data: Entities (5); Relationships (12, 40); Sources (3); Reports (7)]")
+    )
+    assert found == ["entity:MARLEY", "relationship:A->B", "text_unit:3", "report:7"]
+    assert unknown == ["relationships:40"]

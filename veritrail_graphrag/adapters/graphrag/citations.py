@@ -1,0 +1,125 @@
+"""GraphRAG's own citations: `[Data: Reports (2, 7, 34, +more)]`, `[Data: Entities (5); Relationships
+(12, 40); Sources (3)]`, and the DAG nodes they name.
+
+GraphRAG's prompts ask the model to cite record ids of the tables it was shown, at most five per
+dataset, then `+more`. The ids are GraphRAG's short ids: a report's community number, and the
+`human_readable_id` of an entity, relationship, claim (covariate) or text unit ("Sources").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from veritrail_graphrag.adapters.graphrag import ids
+from veritrail_graphrag.dag import DAG
+
+Dataset = Literal["reports", "entities", "relationships", "claims", "sources"]
+
+_BLOCK = re.compile(r"\[\s*Data\s*:(?P<body>[^\[\]]*)\]", re.IGNORECASE)
+_GROUP = re.compile(r"(?P<name>[A-Za-z][A-Za-z ]*?)\s*\((?P<ids>[^()]*)\)")
+_MORE = re.compile(r"^\+\s*more$", re.IGNORECASE)
+_NAMES: dict[str, Dataset] = {
+    "report": "reports",
+    "reports": "reports",
+    "entity": "entities",
+    "entities": "entities",
+    "relationship": "relationships",
+    "relationships": "relationships",
+    "claim": "claims",
+    "claims": "claims",
+    "source": "sources",
+    "sources": "sources",
+}
+# Which node kinds a dataset's records become in the DAG, and the metadata key of the short id.
+_KINDS: dict[Dataset, tuple[tuple[str, ...], str]] = {
+    "reports": (("community_report",), "community"),
+    "entities": (("entity", "entity_summary"), "human_readable_id"),
+    "relationships": (("relationship", "relationship_summary"), "human_readable_id"),
+    "claims": (("covariate",), "human_readable_id"),
+    "sources": (("text_unit",), "human_readable_id"),
+}
+
+
+def _record_id(value: object) -> int | None:
+    """A short id as GraphRAG writes it (int, float or digits), or None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    text = str(value).strip()
+    if text.endswith(".0"):
+        text = text[:-2]
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+class DataCitation(BaseModel):
+    """One dataset's part of a `[Data: ...]` marker."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dataset: Dataset
+    ids: list[int] = Field(default_factory=list)
+    more: bool = Field(default=False, description="the list ended in +more: the model cited only some records")
+
+    def labels(self) -> list[str]:
+        return [f"{self.dataset}:{i}" for i in self.ids]
+
+
+def data_citations(text: str) -> list[DataCitation]:
+    """Every dataset reference of every `[Data: ...]` marker in `text`, in order; datasets we do
+    not know and ids that are not numbers are skipped."""
+    found: list[DataCitation] = []
+    for block in _BLOCK.finditer(text):
+        for group in _GROUP.finditer(block["body"]):
+            dataset = _NAMES.get(group["name"].strip().lower())
+            if dataset is None:
+                continue
+            tokens = [t.strip() for t in group["ids"].split(",") if t.strip()]
+            numbers = [int(t) for t in tokens if t.lstrip("-").isdigit()]
+            found.append(DataCitation(dataset=dataset, ids=numbers, more=any(_MORE.match(t) for t in tokens)))
+    return found
+
+
+def strip_data_citations(text: str) -> str:
+    """The text without its `[Data: ...]` markers (what a claim says, not what it cites)."""
+    return re.sub(r"\s+([.,;:!?])", r"\1", _BLOCK.sub("", text)).strip()
+
+
+def cited_ids(citations: Iterable[DataCitation], dataset: Dataset) -> list[int]:
+    """The ids cited for one dataset, in order of first use."""
+    return list(dict.fromkeys(i for c in citations if c.dataset == dataset for i in c.ids))
+
+
+class CitationIndex:
+    """Finds the node of a cited record: `report:<community>`, or the node whose metadata holds the
+    record's `human_readable_id` (an entity's or relationship's final description, a claim, a
+    text unit). Built once per DAG; per-chunk extraction nodes are never citation targets."""
+
+    def __init__(self, dag: DAG) -> None:
+        by_kind = {kind: (dataset, key) for dataset, (kinds, key) in _KINDS.items() for kind in kinds}
+        self._nodes: dict[tuple[Dataset, int], str] = {}
+        for node in dag:
+            if node.kind not in by_kind or ids.FROM_CHUNK in node.id:
+                continue
+            dataset, key = by_kind[node.kind]
+            record = _record_id(node.metadata.get(key))
+            if record is not None:
+                self._nodes.setdefault((dataset, record), node.id)
+
+    def node(self, dataset: Dataset, record: int) -> str | None:
+        return self._nodes.get((dataset, record))
+
+    def resolve(self, citations: Iterable[DataCitation]) -> tuple[list[str], list[str]]:
+        """Node ids of the cited records, and the `dataset:id` labels that match no node."""
+        found: list[str] = []
+        unknown: list[str] = []
+        for citation in citations:
+            for record in citation.ids:
+                node = self.node(citation.dataset, record)
+                if node is None:
+                    unknown.append(f"{citation.dataset}:{record}")
+                else:
+                    found.append(node)
+        return list(dict.fromkeys(found)), list(dict.fromkeys(unknown))

@@ -1,0 +1,7 @@
+"""Cited answers (METHOD.md section 7): an answer with bracket citations checked claim by claim.
+
+The spans are the roots of a one-step process, the answer its terminal and each claim's
+citations its edges. `budget` holds the pure math and the status rules, `belief` reads P(YES)
+from log-probabilities or samples, `citations` finds the markers, `spans` reads the evidence,
+`report` is the result's shape.
+"""

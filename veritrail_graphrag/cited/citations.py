@@ -1,0 +1,91 @@
+"""Bracket citations in a written answer (`[S0]`, `[3]`, `[S1, S4]`) and the claims they belong to.
+
+The answer is cut into sentences with the project's splitter; a sentence made only of citations
+(`Auth checks the issuer. [S0]` splits after the full stop) belongs to the sentence before it.
+Each claim keeps the ids it cites, in order, with the markers removed from its text.
+
+An id is resolved against the spans: exactly, then ignoring case, then `3` <-> `S3`. Ids that
+match no span are kept as unknown, so the report can name them; they never raise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from veritrail_graphrag.sentences import HEADING, split_sentences
+
+_GROUP = re.compile(r"\[(?!\^)(?P<body>[^\[\]\n]{1,200})\](?!\()")
+_ITEM_SEPARATOR = re.compile(r"\s*[,;]\s*|\s+and\s+")
+_ID_SHAPE = re.compile(r"^[A-Za-z]{0,3}\d+[A-Za-z]?$")
+_WORDS = re.compile(r"\w")
+
+
+class CitedClaim(BaseModel):
+    """One sentence-sized claim: its text without markers and the ids it cites, as written."""
+
+    model_config = ConfigDict(frozen=True)
+
+    idx: int = Field(ge=0)
+    text: str
+    cites: list[str] = Field(default_factory=list)
+
+
+def _items(body: str, known: Collection[str]) -> list[str] | None:
+    """The ids of one bracket group, or None when the group is not a citation (a link text,
+    a note): every item must be a known span id or look like one (S0, 3, P12b)."""
+    items = [item.strip() for item in _ITEM_SEPARATOR.split(body.strip())]
+    if not items or any(not item for item in items):
+        return None
+    if all(item in known or _ID_SHAPE.match(item) for item in items):
+        return items
+    return None
+
+
+def find_citations(text: str, known: Collection[str] = ()) -> tuple[str, list[str]]:
+    """The text with its citation groups removed, and the cited ids in order of first use."""
+    cites: dict[str, None] = {}
+    kept: list[str] = []
+    last = 0
+    for match in _GROUP.finditer(text):
+        items = _items(match["body"], known)
+        if items is None:
+            continue
+        kept.append(text[last : match.start()])
+        last = match.end()
+        cites.update(dict.fromkeys(items))
+    kept.append(text[last:])
+    cleaned = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", "".join(kept))).strip()
+    return cleaned, list(cites)
+
+
+def split_cited_claims(answer: str, known: Collection[str] = ()) -> list[CitedClaim]:
+    """Sentence-sized claims of `answer` with their citations; headings and empty pieces skipped."""
+    pieces: list[tuple[str, list[str]]] = []
+    for sentence in split_sentences(answer):
+        if HEADING.match(sentence):
+            continue
+        text, cites = find_citations(sentence, known)
+        if not _WORDS.search(text.strip("-*+>|# ")):
+            if pieces and cites:
+                previous_text, previous_cites = pieces[-1]
+                pieces[-1] = (previous_text, list(dict.fromkeys(previous_cites + cites)))
+            continue
+        pieces.append((text, cites))
+    return [CitedClaim(idx=i, text=text, cites=cites) for i, (text, cites) in enumerate(pieces)]
+
+
+def resolve_cite(cite: str, known: Collection[str]) -> str | None:
+    """The span id a cite refers to, or None: exact, then case-insensitive, then `3` <-> `S3`."""
+    if cite in known:
+        return cite
+    lowered = {k.lower(): k for k in known}
+    if cite.lower() in lowered:
+        return lowered[cite.lower()]
+    if cite.isdigit() and f"s{cite}" in lowered:
+        return lowered[f"s{cite}"]
+    if cite[:1] in "sS" and cite[1:].isdigit() and cite[1:] in known:
+        return cite[1:]
+    return None
