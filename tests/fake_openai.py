@@ -386,6 +386,8 @@ class FakeOpenAI:
                 server._enter()
                 try:
                     self._respond(fault, body)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up (timeout, cancelled claim)
                 finally:
                     server._leave()
 

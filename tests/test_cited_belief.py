@@ -9,17 +9,17 @@ import pytest
 from veritrail_graphrag.cited.belief import (
     Label,
     LabelError,
-    TokenOdds,
     answer_label,
     belief_from_logprobs,
     belief_from_samples,
     token_label,
 )
+from veritrail_graphrag.llm.completion import TokenLogprobs
 
 
-def odds(generated: str, top: dict[str, float]) -> list[TokenOdds]:
+def odds(generated: str, top: dict[str, float]) -> list[TokenLogprobs]:
     pairs = [(token, math.log(p)) for token, p in top.items()]
-    return [TokenOdds(token=generated, logprob=math.log(top.get(generated, 1e-9)), top=pairs)]
+    return [TokenLogprobs(token=generated, logprob=math.log(top.get(generated, 1e-9)), top=pairs)]
 
 
 def test_label_variants_are_summed() -> None:
@@ -39,7 +39,7 @@ def test_an_absent_label_is_an_interval_up_to_the_kth_probability() -> None:
 
 
 def test_the_first_token_that_is_not_whitespace_is_read() -> None:
-    tokens = [TokenOdds(token="\n", logprob=0.0, top=[("\n", 0.0)]), *odds("YES", {"YES": 0.7, "NO": 0.3})]
+    tokens = [TokenLogprobs(token="\n", logprob=0.0, top=[("\n", 0.0)]), *odds("YES", {"YES": 0.7, "NO": 0.3})]
     assert belief_from_logprobs(tokens, "\nYES").yes.max == pytest.approx(0.7)
 
 

@@ -34,7 +34,8 @@ def blocks(user: str) -> list[tuple[str, str, str]]:
 
 
 def test_every_kind_has_a_system_prompt_an_answer_model_and_a_strict_schema() -> None:
-    for kind in CallKind:
+    assert set(SYSTEM_PROMPTS) == set(ANSWER_MODELS) == set(CallKind) - {CallKind.ENTAILMENT}  # one-word answers
+    for kind in SYSTEM_PROMPTS:
         assert SYSTEM_PROMPTS[kind].startswith(f"Task: {kind.label}.")
         schema = response_format(kind)["json_schema"]
         assert schema["strict"] is True and schema["name"] == kind.value

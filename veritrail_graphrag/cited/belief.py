@@ -21,6 +21,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict
 
 from veritrail_graphrag.cited.budget import Probability, wilson
+from veritrail_graphrag.llm.completion import TokenLogprobs
 
 
 class Label(StrEnum):
@@ -31,16 +32,6 @@ class Label(StrEnum):
 
 class LabelError(ValueError):
     """The model's answer is not one of the labels."""
-
-
-class TokenOdds(BaseModel):
-    """One answer token and the top-k alternatives at its position, as (token, logprob) pairs."""
-
-    model_config = ConfigDict(frozen=True)
-
-    token: str
-    logprob: float
-    top: list[tuple[str, float]]
 
 
 class Belief(BaseModel):
@@ -84,7 +75,7 @@ def _label_mass(top: Sequence[tuple[str, float]], label: Label) -> tuple[float, 
     return sum(seen), bool(seen)
 
 
-def belief_from_logprobs(tokens: Sequence[TokenOdds], text: str) -> Belief:
+def belief_from_logprobs(tokens: Sequence[TokenLogprobs], text: str) -> Belief:
     """P(YES) and P(NO) at the first non-whitespace answer token; LabelError if the answer is not
     a label (the caller asks again rather than scoring an answer the model did not give)."""
     label = answer_label(text)

@@ -1,7 +1,8 @@
 """Bracket citations in a written answer (`[S0]`, `[3]`, `[S1, S4]`) and the claims they belong to.
 
-The answer is cut into sentences with the project's splitter; a sentence made only of citations
-(`Auth checks the issuer. [S0]` splits after the full stop) belongs to the sentence before it.
+The answer is cut into sentences with the project's splitter. Citations written after a full
+stop (`Auth checks the issuer. [S0] Tokens expire.` splits before `[S0]`) open the next piece:
+they belong to the sentence before it, whether they stand alone or not.
 Each claim keeps the ids it cites, in order, with the markers removed from its text.
 
 An id is resolved against the spans: exactly, then ignoring case, then `3` <-> `S3`. Ids that
@@ -61,19 +62,30 @@ def find_citations(text: str, known: Collection[str] = ()) -> tuple[str, list[st
     return cleaned, list(cites)
 
 
+def _leading_citations(sentence: str, known: Collection[str]) -> tuple[list[str], str]:
+    """Citation groups at the very start of a sentence, and the rest of the sentence."""
+    cites: list[str] = []
+    rest = sentence
+    while (match := _GROUP.match(rest.lstrip())) and (items := _items(match["body"], known)) is not None:
+        cites += items
+        rest = rest.lstrip()[match.end() :]
+    return cites, rest
+
+
 def split_cited_claims(answer: str, known: Collection[str] = ()) -> list[CitedClaim]:
     """Sentence-sized claims of `answer` with their citations; headings and empty pieces skipped."""
     pieces: list[tuple[str, list[str]]] = []
     for sentence in split_sentences(answer):
         if HEADING.match(sentence):
             continue
+        leading, rest = _leading_citations(sentence, known)
+        if leading and pieces:
+            previous_text, previous_cites = pieces[-1]
+            pieces[-1] = (previous_text, list(dict.fromkeys(previous_cites + leading)))
+            sentence = rest
         text, cites = find_citations(sentence, known)
-        if not _WORDS.search(text.strip("-*+>|# ")):
-            if pieces and cites:
-                previous_text, previous_cites = pieces[-1]
-                pieces[-1] = (previous_text, list(dict.fromkeys(previous_cites + cites)))
-            continue
-        pieces.append((text, cites))
+        if _WORDS.search(text.strip("-*+>|# ")):
+            pieces.append((text, cites))
     return [CitedClaim(idx=i, text=text, cites=cites) for i, (text, cites) in enumerate(pieces)]
 
 

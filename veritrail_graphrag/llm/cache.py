@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.llm.completion import TokenLogprobs
 
 CACHE_FORMAT = 1
 _SCHEMA = """
@@ -44,6 +45,7 @@ class CachedAnswer(BaseModel):
     kind: str
     model: str
     answer: str
+    logprobs: list[TokenLogprobs] | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     estimated: bool = False

@@ -1,12 +1,13 @@
 """One place where model calls happen: cache, limits, retries, structured output and usage.
 
-A call is `complete(prompt, parse)`. The cache is asked first; on a miss the request goes out
-under the concurrency semaphore and the RPM/TPM limiter, transient failures are retried with
-backoff (honouring Retry-After), and the answer is parsed. An answer that cannot be parsed is
-shown back to the model with the problem and asked again, up to `parse_attempts`; only an answer
-that parsed is cached, under the key of the original request, so a re-run finds it. When the
-endpoint rejects `response_format` with a 400, the client drops structured output for the rest of
-the run and asks again in plain JSON.
+A call is `complete(prompt, parse)` (the answer's text), or `ask(prompt, parse, logprobs=k)` when
+the caller also needs the answer tokens' log-probabilities. The cache is asked first; on a miss
+the request goes out under the concurrency semaphore and the RPM/TPM limiter, transient failures
+are retried with backoff (honouring Retry-After), and the answer is parsed. An answer that cannot
+be parsed is shown back to the model with the problem and asked again, up to `parse_attempts`;
+only an answer that parsed is cached, under the key of the original request, so a re-run finds
+it. When the endpoint rejects `response_format` (or `logprobs`) with a 400, the client stops
+sending it for the rest of the run and asks again without it (answers then carry no logprobs).
 """
 
 from __future__ import annotations
@@ -22,32 +23,46 @@ import openai
 
 from veritrail_graphrag.errors import LLMError
 from veritrail_graphrag.llm.cache import CachedAnswer, ResponseCache, cache_key
+from veritrail_graphrag.llm.completion import Completion, TokenLogprobs, read_logprobs
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.parsing import AnswerParseError
 from veritrail_graphrag.llm.prompts import Prompt
 from veritrail_graphrag.llm.providers import make_sdk_client
 from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
-from veritrail_graphrag.llm.retry import is_transient, rejects_response_format, retry_after_seconds
+from veritrail_graphrag.llm.retry import is_transient, rejects_logprobs, rejects_response_format, retry_after_seconds
 from veritrail_graphrag.llm.schemas import response_format
 from veritrail_graphrag.llm.usage import UsageLedger, estimate_tokens
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-_REPAIR = (
-    "Your previous answer could not be read: {problem}. Answer the same request again, as a "
-    "single JSON object with exactly the keys asked for and nothing else."
-)
 
 
 class _Reply:
-    """Text of one answered request and what it cost."""
+    """Text of one answered request, its logprobs if any, and what it cost."""
 
-    def __init__(self, text: str, input_tokens: int, output_tokens: int, estimated: bool) -> None:
+    def __init__(
+        self,
+        text: str,
+        input_tokens: int,
+        output_tokens: int,
+        estimated: bool,
+        logprobs: list[TokenLogprobs] | None = None,
+    ) -> None:
         self.text = text
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
         self.estimated = estimated
+        self.logprobs = logprobs
+
+
+class _Request:
+    """How to send one call, beyond its messages."""
+
+    def __init__(self, structured: bool, logprobs: int | None, max_tokens: int | None) -> None:
+        self.structured = structured
+        self.logprobs = logprobs
+        self.max_tokens = max_tokens
 
 
 class LLMClient:
@@ -68,6 +83,7 @@ class LLMClient:
         self.ledger = ledger or UsageLedger(config.prices)
         self.limiter = limiter or SlidingWindowLimiter(config.requests_per_minute, config.tokens_per_minute)
         self.structured = config.uses_structured_output
+        self.logprobs_supported = True
         self._policy = config.retry_policy()
         self._sleep = sleep
         self._rng = rng or random.Random()
@@ -85,22 +101,36 @@ class LLMClient:
             self._loop = loop
         return self._sdk, self._semaphore
 
-    def cache_payload(self, prompt: Prompt, sample: int, temperature: float, structured: bool) -> dict[str, Any]:
+    def cache_payload(
+        self,
+        prompt: Prompt,
+        sample: int,
+        temperature: float,
+        structured: bool,
+        *,
+        logprobs: int | None = None,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
         """Everything that changes the answer, and nothing else (no key, timeout or retry setting).
 
         `structured` is the configured wish, not whether this run fell back to plain JSON: the
         question is the same either way, and a re-run must find the answers of a run that fell back.
+        The same holds for `logprobs`. It is left out when not asked for, so that the keys of
+        answers cached before it existed stay valid.
         """
-        return {
+        payload = {
             "endpoint": self.config.endpoint(),
             "model": self.config.model,
             "messages": [m.model_dump() for m in prompt.messages],
-            "response_format": response_format(prompt.kind) if structured else None,
+            "response_format": response_format(prompt.kind) if structured and prompt.structured else None,
             "temperature": temperature,
             "seed": self.config.seed,
-            "max_output_tokens": self.config.max_output_tokens,
+            "max_output_tokens": max_tokens or self.config.max_output_tokens,
             "sample": sample,
         }
+        if logprobs is not None:
+            payload["logprobs"] = logprobs
+        return payload
 
     async def complete(
         self,
@@ -113,18 +143,47 @@ class LLMClient:
         subject: str | None = None,
         claim_id: str | None = None,
     ) -> _T:
-        """Answer `prompt` and return `parse(answer)`; LLMError if impossible.
+        """Answer `prompt` and return `parse(answer text)`; LLMError if impossible.
 
         `sample` distinguishes repeated samples of one prompt in the cache; `usage_key` and
         `subject` attribute the usage (see `usage.py`); `claim_id` names the claim in errors.
         """
+        return await self.ask(
+            prompt,
+            lambda completion: parse(completion.text),
+            sample=sample,
+            temperature=temperature,
+            usage_key=usage_key,
+            subject=subject,
+            claim_id=claim_id,
+        )
+
+    async def ask(
+        self,
+        prompt: Prompt,
+        parse: Callable[[Completion], _T],
+        *,
+        sample: int = 0,
+        temperature: float | None = None,
+        usage_key: str | None = None,
+        subject: str | None = None,
+        claim_id: str | None = None,
+        logprobs: int | None = None,
+        max_tokens: int | None = None,
+    ) -> _T:
+        """Like `complete`, but `parse` sees the whole `Completion`: with `logprobs=k` it carries
+        the top-k log-probabilities of each answer token (None if the endpoint gives none).
+        `max_tokens` caps this call's answer (one-word answers need a handful)."""
         kind = prompt.kind
         temperature = self.config.temperature if temperature is None else temperature
         what = f"{kind.label} call" + (f" for claim {claim_id!r}" if claim_id else "")
-        key = cache_key(self.cache_payload(prompt, sample, temperature, self.config.uses_structured_output))
+        payload = self.cache_payload(
+            prompt, sample, temperature, self.config.uses_structured_output, logprobs=logprobs, max_tokens=max_tokens
+        )
+        key = cache_key(payload)
         if self.cache is not None and (hit := await self.cache.get(key)) is not None:
             try:
-                result = parse(hit.answer)
+                result = parse(Completion(text=hit.answer, logprobs=hit.logprobs))
             except AnswerParseError:
                 log.warning("ignoring a cached %s answer that no longer parses", kind.label)
             else:
@@ -132,11 +191,12 @@ class LLMClient:
                 return result
 
         messages = [m.model_dump() for m in prompt.messages]
+        request = _Request(prompt.structured, logprobs, max_tokens or self.config.max_output_tokens)
         problem = ""
         for _ in range(self.config.parse_attempts):
-            reply = await self._send(kind, messages, temperature, what)
+            reply = await self._send(kind, messages, temperature, what, request)
             try:
-                result = parse(reply.text)
+                result = parse(Completion(text=reply.text, logprobs=reply.logprobs))
             except AnswerParseError as exc:
                 problem = str(exc)
                 self._record(kind, reply, usage_key, subject, parsed=False)
@@ -144,7 +204,7 @@ class LLMClient:
                 messages = [
                     *(m.model_dump() for m in prompt.messages),
                     {"role": "assistant", "content": reply.text},
-                    {"role": "user", "content": _REPAIR.format(problem=problem)},
+                    {"role": "user", "content": prompt.repair.format(problem=problem)},
                 ]
                 continue
             self._record(kind, reply, usage_key, subject, parsed=True)
@@ -155,6 +215,7 @@ class LLMClient:
                         kind=kind.value,
                         model=self.config.model,
                         answer=reply.text,
+                        logprobs=reply.logprobs,
                         input_tokens=reply.input_tokens,
                         output_tokens=reply.output_tokens,
                         estimated=reply.estimated,
@@ -181,11 +242,13 @@ class LLMClient:
             parsed=parsed,
         )
 
-    async def _send(self, kind: CallKind, messages: list[dict[str, str]], temperature: float, what: str) -> _Reply:
+    async def _send(
+        self, kind: CallKind, messages: list[dict[str, str]], temperature: float, what: str, request: _Request
+    ) -> _Reply:
         """One request, retried on transient failures; raises LLMError on anything else."""
         sdk, semaphore = self._bind()
         prompt_chars = sum(len(m["content"]) for m in messages)
-        booked_tokens = estimate_tokens(prompt_chars) + (self.config.max_output_tokens or 1000)
+        booked_tokens = estimate_tokens(prompt_chars) + (request.max_tokens or 1000)
         attempt = 0
         while True:
             arguments: dict[str, Any] = {
@@ -195,19 +258,26 @@ class LLMClient:
             }
             if self.config.seed is not None:
                 arguments["seed"] = self.config.seed
-            if self.config.max_output_tokens is not None:
-                arguments["max_tokens"] = self.config.max_output_tokens
-            if self.structured:
+            if request.max_tokens is not None:
+                arguments["max_tokens"] = request.max_tokens
+            if self.structured and request.structured:
                 arguments["response_format"] = response_format(kind)
+            if request.logprobs is not None and self.logprobs_supported:
+                arguments["logprobs"] = True
+                arguments["top_logprobs"] = request.logprobs
             booking = await self.limiter.acquire(booked_tokens)
             try:
                 async with semaphore:
                     response = await sdk.chat.completions.create(**arguments)
             except Exception as exc:
                 self.limiter.settle(booking, 0)
-                if self.structured and rejects_response_format(exc):
+                if "response_format" in arguments and rejects_response_format(exc):
                     log.warning("the endpoint rejects response_format; asking for plain JSON from now on")
                     self.structured = False
+                    continue
+                if "logprobs" in arguments and rejects_logprobs(exc):
+                    log.warning("the endpoint rejects logprobs; asking without them from now on")
+                    self.logprobs_supported = False
                     continue
                 attempt += 1
                 if not is_transient(exc):
@@ -228,11 +298,12 @@ class LLMClient:
     def _reply(self, response: Any, prompt_chars: int, booking: list[float]) -> _Reply:
         choices = getattr(response, "choices", None) or []
         text = (choices[0].message.content or "") if choices else ""
+        logprobs = read_logprobs(choices[0]) if choices else None
         usage = getattr(response, "usage", None)
         if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
-            reply = _Reply(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, estimated=False)
+            reply = _Reply(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, False, logprobs)
         else:
-            reply = _Reply(text, estimate_tokens(prompt_chars), estimate_tokens(len(text)), estimated=True)
+            reply = _Reply(text, estimate_tokens(prompt_chars), estimate_tokens(len(text)), True, logprobs)
         self.limiter.settle(booking, reply.input_tokens + reply.output_tokens)
         return reply
 

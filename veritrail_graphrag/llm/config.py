@@ -147,14 +147,16 @@ def resolve_llm_config(
     root: Path | None,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
 ) -> LLMConfig:
     """Merge defaults < GraphRAG settings.yaml < veritrail.toml < VERITRAIL_* env < overrides.
 
     `root` is the GraphRAG project folder (it holds settings.yaml, .env and maybe veritrail.toml);
-    `overrides` are CLI flags by field name, where None means "not given".
+    `overrides` are CLI flags by field name, where None means "not given"; `defaults` are the
+    caller's own fallbacks (e.g. a default model), used only when no source sets them.
     """
     environ = os.environ if environ is None else environ
-    layers: list[tuple[str, dict[str, Any]]] = []
+    layers: list[tuple[str, dict[str, Any]]] = [("default", dict(defaults))] if defaults else []
     unsupported_provider: str | None = None
     if root is not None:
         graphrag = read_graphrag_settings(Path(root), environ)

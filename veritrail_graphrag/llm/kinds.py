@@ -1,4 +1,8 @@
-"""The four kinds of model call. Usage, estimates, errors and prompts are all keyed on them."""
+"""The kinds of model call. Usage, estimates, errors and prompts are all keyed on them.
+
+The first four are VeriTrail's; `entailment` is the one-word YES/NO/UNSURE question of the
+cited-answer check (`veritrail_graphrag.cited`).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ class CallKind(StrEnum):
     DECOMPOSITION = "decomposition"
     EVIDENCE_SELECTION = "evidence_selection"
     VERDICT = "verdict"
+    ENTAILMENT = "entailment"
 
     @property
     def label(self) -> str:
@@ -22,4 +27,5 @@ _LABELS = {
     CallKind.DECOMPOSITION: "sub-claim decomposition",
     CallKind.EVIDENCE_SELECTION: "evidence selection",
     CallKind.VERDICT: "verdict generation",
+    CallKind.ENTAILMENT: "entailment check",
 }

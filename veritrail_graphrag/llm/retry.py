@@ -76,3 +76,10 @@ def rejects_response_format(exc: BaseException) -> bool:
         return False
     text = f"{exc.param or ''} {exc.message}".lower()
     return "response_format" in text or "json_schema" in text or "structured" in text
+
+
+def rejects_logprobs(exc: BaseException) -> bool:
+    """A 400 that blames `logprobs`: the endpoint (or this model) gives no log-probabilities."""
+    if not isinstance(exc, openai.BadRequestError):
+        return False
+    return "logprob" in f"{exc.param or ''} {exc.message}".lower()
