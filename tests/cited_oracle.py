@@ -8,6 +8,7 @@ believed when marked `partial`; otherwise the model is unsure and YES is not amo
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -90,5 +91,16 @@ def entailment_oracle(rules: Mapping[str, Rule] = RULES, certain: bool = False) 
         else:
             answer = UNSURE
         return CERTAIN[answer.text] if certain else answer
+
+    return respond
+
+
+def slow_for(claim: str, responder: Callable[[dict[str, Any]], Scored], stop: threading.Event) -> Callable[..., Scored]:
+    """`responder`, except that questions about `claim` hang until `stop` is set (server shutdown)."""
+
+    def respond(request: dict[str, Any]) -> Scored:
+        if PromptView.of(request).claim == claim:
+            stop.wait(30)
+        return responder(request)
 
     return respond

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cited_oracle import ANSWER, RULES, SPANS, entailment_oracle, rule
-from fake_openai import FakeOpenAI, PromptView
+from cited_oracle import ANSWER, RULES, SPANS, entailment_oracle, rule, slow_for
+from fake_openai import FakeOpenAI
 
 from veritrail_graphrag import CitedCheckReport, adetect_hallucination, detect_hallucination
 from veritrail_graphrag.cited.budget import budget_gap, kl_bits
@@ -127,14 +127,7 @@ async def test_max_claims_checks_the_first_claims_only(fake_openai: FakeOpenAI) 
 
 
 async def test_timeout_reports_the_unfinished_claims(fake_openai: FakeOpenAI) -> None:
-    oracle = entailment_oracle()
-
-    def slow_for_go(request: dict[str, Any]) -> Any:
-        if PromptView.of(request).claim == "The service is written in Go.":
-            fake_openai._stopping.wait(30)
-        return oracle(request)
-
-    fake_openai.responder = slow_for_go
+    fake_openai.responder = slow_for("The service is written in Go.", entailment_oracle(), fake_openai._stopping)
     report = await check(fake_openai, timeout_s=3.0)
     slow = report.details[6]
     assert slow.status.value == "timed_out" and slow.flagged and slow.post_yes is None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from veritrail_graphrag.cited.citations import find_citations, resolve_cite, split_cited_claims
+from veritrail_graphrag.cited.citations import find_citations, resolve_cite, span_ids, split_cited_claims
 from veritrail_graphrag.cited.spans import Span, load_spans, make_spans
 from veritrail_graphrag.errors import SpansError
 
@@ -46,7 +46,7 @@ def test_uncited_sentences_headings_links_and_graphrag_markers() -> None:
 
 
 def test_known_span_ids_of_any_shape_are_citations() -> None:
-    text, cites = find_citations("The policy changed in May [policy-doc, S1].", known={"policy-doc", "S1"})
+    text, cites = find_citations("The policy changed in May [policy-doc, S1].", span_ids({"policy-doc", "S1"}))
     assert cites == ["policy-doc", "S1"] and text == "The policy changed in May."
     text, cites = find_citations("The policy changed in May [policy-doc].")
     assert cites == [] and "[policy-doc]" in text

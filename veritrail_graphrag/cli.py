@@ -15,6 +15,7 @@ from rich.table import Table
 
 from veritrail_graphrag import __version__
 from veritrail_graphrag.audit import extract_claims, run_audit
+from veritrail_graphrag.cited.cli import check_cited_command
 from veritrail_graphrag.claims import load_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
@@ -440,6 +441,7 @@ def query(
 
 
 app.command("eval")(eval_command)
+app.command("check-cited")(check_cited_command)
 
 
 @app.command()

@@ -7,13 +7,12 @@ query run's folder, under `output/veritrail/` for GraphRAG, or beside the file o
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
-from veritrail_graphrag.adapters.graphrag.layout import queries_dir, run_dir, veritrail_dir
+from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, run_dir, veritrail_dir
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
@@ -59,8 +58,7 @@ def graphrag_query_target(
         else:
             dag = add_cited_answer(index, read_text(answer, AdapterError), question, source=str(answer))
             run = None
-        digest = hashlib.sha256(dag.node("final_answer").text.encode()).hexdigest()[:8]
-        out_dir = veritrail_dir(path) / "answers" / f"{answer.stem}-{digest}"
+        out_dir = answer_dir(path, answer.stem, dag.node("final_answer").text)
         notes = [] if run else ["map answers were not given: the final answer is traced through the reports it cites"]
         return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root)
 

@@ -11,9 +11,10 @@ not finished by then is reported as `timed_out`, never guessed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +27,7 @@ from veritrail_graphrag.cited.budget import (
     observed_bits,
     required_bits,
 )
-from veritrail_graphrag.cited.citations import CitedClaim, resolve_cite, split_cited_claims
+from veritrail_graphrag.cited.citations import CitedClaim, GroupReader, resolve_cite, span_ids, split_cited_claims
 from veritrail_graphrag.cited.offline import spans_without_evidence
 from veritrail_graphrag.cited.probe import EntailmentProbe, ProbabilitySource, ProbeSettings
 from veritrail_graphrag.cited.prompts import entailment_prompt
@@ -39,6 +40,7 @@ from veritrail_graphrag.llm.config import LLMConfig, resolve_llm_config
 from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
 DEFAULT_MODEL = "gpt-4o-mini"
+_P = ParamSpec("_P")
 ContextMode = Literal["cited", "all"]
 SpansInput = Iterable[Span | Mapping[str, Any]] | Mapping[str, str]
 
@@ -142,9 +144,9 @@ class CitedCheck:
             note="bits need a model (verifier 'llm'); citations checked with the lexical verifier",
         )
 
-    async def run(self, answer: str, spans: Sequence[Span]) -> CitedCheckReport:
-        known = [s.sid for s in spans]
-        claims = split_cited_claims(answer, known)
+    async def run(self, answer: str, spans: Sequence[Span], read: GroupReader | None = None) -> CitedCheckReport:
+        """Check `answer` against `spans`; `read` says what a bracket group cites (default: span ids)."""
+        claims = split_cited_claims(answer, read or span_ids([s.sid for s in spans]))
         checked = claims[: self.settings.max_claims]
         one = self._scored if self.probe is not None else self._offline
         tasks = {claim.idx: asyncio.ensure_future(one(claim, spans)) for claim in checked}
@@ -200,10 +202,13 @@ def _unusable(error: LLMError) -> bool:
     return isinstance(error, LLMConfigError) or error.status_code in (401, 403, 404)
 
 
-def llm_config(verifier_model: str | None, settings_root: Path | None = None) -> LLMConfig:
+def llm_config(
+    verifier_model: str | None, settings_root: Path | None = None, overrides: Mapping[str, Any] | None = None
+) -> LLMConfig:
     """The model settings as everywhere in veritrail (flags > VERITRAIL_* > veritrail.toml >
     GraphRAG settings.yaml), with `verifier_model` as the flag and gpt-4o-mini as the default."""
-    return resolve_llm_config(settings_root, {"model": verifier_model}, defaults={"model": DEFAULT_MODEL})
+    flags = {**(overrides or {}), "model": verifier_model}
+    return resolve_llm_config(settings_root, flags, defaults={"model": DEFAULT_MODEL})
 
 
 def make_client(config: LLMConfig) -> LLMClient:
@@ -229,7 +234,7 @@ async def adetect_hallucination(
     top_logprobs: int = 10,
     flag_prior_leak: bool = False,
 ) -> CitedCheckReport:
-    """The async twin of `detect_hallucination`."""
+    """The async twin of `detect_hallucination` (same parameters, same report)."""
     settings = CheckSettings(
         target=default_target,
         max_claims=max_claims,
@@ -252,41 +257,29 @@ async def adetect_hallucination(
         await client.aclose()
 
 
-def detect_hallucination(
-    answer: str,
-    spans: SpansInput,
-    verifier_model: str | None = None,
-    default_target: float = 0.95,
-    max_claims: int = 25,
-    require_citations: bool = False,
-    context_mode: ContextMode = "cited",
-    timeout_s: float = 60.0,
-    *,
-    verifier: Literal["llm", "lexical"] = "llm",
-    llm: LLMConfig | None = None,
-    probability: ProbabilitySource = "auto",
-    samples: int = 80,
-    top_logprobs: int = 10,
-    flag_prior_leak: bool = False,
-) -> CitedCheckReport:
-    """Check each claim of `answer` against the spans it cites; see the README's "Cited answers".
+def _blocking(check: Callable[_P, Coroutine[Any, Any, CitedCheckReport]]) -> Callable[_P, CitedCheckReport]:
+    """The synchronous twin of an async check, with the same parameters."""
 
-    `verifier_model` defaults to the configured model (VERITRAIL_MODEL, veritrail.toml), else
-    gpt-4o-mini; the key comes from OPENAI_API_KEY (or VERITRAIL_API_KEY), the endpoint from
-    VERITRAIL_BASE_URL, or everything from `llm`. `verifier="lexical"` needs no model and checks
-    citations only. `probability`: "auto" reads log-probabilities and falls back to `samples`
-    answers per question when the endpoint has none. In async code, await `adetect_hallucination`.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
+    @functools.wraps(check)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> CitedCheckReport:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(check(*args, **kwargs))
         raise RuntimeError("detect_hallucination was called inside a running event loop; await adetect_hallucination")
-    return asyncio.run(
-        adetect_hallucination(
-            answer, spans, verifier_model, default_target, max_claims, require_citations, context_mode, timeout_s,
-            verifier=verifier, llm=llm, probability=probability, samples=samples, top_logprobs=top_logprobs,
-            flag_prior_leak=flag_prior_leak,
-        )
-    )  # fmt: skip
+
+    run.__name__ = run.__qualname__ = "detect_hallucination"
+    run.__doc__ = DETECT_DOC
+    return run
+
+
+DETECT_DOC = """Check each claim of `answer` against the spans it cites; see the README's "Cited answers".
+
+`verifier_model` defaults to the configured model (VERITRAIL_MODEL, veritrail.toml), else
+gpt-4o-mini; the key comes from OPENAI_API_KEY (or VERITRAIL_API_KEY), the endpoint from
+VERITRAIL_BASE_URL, or everything from `llm`. `verifier="lexical"` needs no model and checks
+citations only. `probability`: "auto" reads log-probabilities and falls back to `samples` answers
+per question when the endpoint has none. In async code, await `adetect_hallucination`.
+"""
+
+detect_hallucination = _blocking(adetect_hallucination)

@@ -1,5 +1,8 @@
 """Bracket citations in a written answer (`[S0]`, `[3]`, `[S1, S4]`) and the claims they belong to.
 
+What a bracket group cites is decided by a reader (`GroupReader`): `span_ids` for span ids, or
+another syntax's reader, such as GraphRAG's `[Data: Reports (2, 7)]`.
+
 The answer is cut into sentences with the project's splitter. Citations written after a full
 stop (`Auth checks the issuer. [S0] Tokens expire.` splits before `[S0]`) open the next piece:
 they belong to the sentence before it, whether they stand alone or not.
@@ -12,7 +15,7 @@ match no span are kept as unknown, so the report can name them; they never raise
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +25,9 @@ _GROUP = re.compile(r"\[(?!\^)(?P<body>[^\[\]\n]{1,200})\](?!\()")
 _ITEM_SEPARATOR = re.compile(r"\s*[,;]\s*|\s+and\s+")
 _ID_SHAPE = re.compile(r"^[A-Za-z]{0,3}\d+[A-Za-z]?$")
 _WORDS = re.compile(r"\w")
+
+GroupReader = Callable[[str], list[str] | None]
+"""The ids a bracket group's body cites, or None when the group is not a citation."""
 
 
 class CitedClaim(BaseModel):
@@ -34,24 +40,29 @@ class CitedClaim(BaseModel):
     cites: list[str] = Field(default_factory=list)
 
 
-def _items(body: str, known: Collection[str]) -> list[str] | None:
-    """The ids of one bracket group, or None when the group is not a citation (a link text,
-    a note): every item must be a known span id or look like one (S0, 3, P12b)."""
-    items = [item.strip() for item in _ITEM_SEPARATOR.split(body.strip())]
-    if not items or any(not item for item in items):
+def span_ids(known: Collection[str] = ()) -> GroupReader:
+    """Reads `[S0]`, `[3]`, `[S1, S4; S5]`: every item must be a known span id or look like one
+    (S0, 3, P12b), so link texts and notes in brackets are not taken for citations."""
+
+    def read(body: str) -> list[str] | None:
+        items = [item.strip() for item in _ITEM_SEPARATOR.split(body.strip())]
+        if not items or any(not item for item in items):
+            return None
+        if all(item in known or _ID_SHAPE.match(item) for item in items):
+            return items
         return None
-    if all(item in known or _ID_SHAPE.match(item) for item in items):
-        return items
-    return None
+
+    return read
 
 
-def find_citations(text: str, known: Collection[str] = ()) -> tuple[str, list[str]]:
+def find_citations(text: str, read: GroupReader | None = None) -> tuple[str, list[str]]:
     """The text with its citation groups removed, and the cited ids in order of first use."""
+    read = read or span_ids()
     cites: dict[str, None] = {}
     kept: list[str] = []
     last = 0
     for match in _GROUP.finditer(text):
-        items = _items(match["body"], known)
+        items = read(match["body"])
         if items is None:
             continue
         kept.append(text[last : match.start()])
@@ -62,28 +73,29 @@ def find_citations(text: str, known: Collection[str] = ()) -> tuple[str, list[st
     return cleaned, list(cites)
 
 
-def _leading_citations(sentence: str, known: Collection[str]) -> tuple[list[str], str]:
+def _leading_citations(sentence: str, read: GroupReader) -> tuple[list[str], str]:
     """Citation groups at the very start of a sentence, and the rest of the sentence."""
     cites: list[str] = []
     rest = sentence
-    while (match := _GROUP.match(rest.lstrip())) and (items := _items(match["body"], known)) is not None:
+    while (match := _GROUP.match(rest.lstrip())) and (items := read(match["body"])) is not None:
         cites += items
         rest = rest.lstrip()[match.end() :]
     return cites, rest
 
 
-def split_cited_claims(answer: str, known: Collection[str] = ()) -> list[CitedClaim]:
+def split_cited_claims(answer: str, read: GroupReader | None = None) -> list[CitedClaim]:
     """Sentence-sized claims of `answer` with their citations; headings and empty pieces skipped."""
+    read = read or span_ids()
     pieces: list[tuple[str, list[str]]] = []
     for sentence in split_sentences(answer):
         if HEADING.match(sentence):
             continue
-        leading, rest = _leading_citations(sentence, known)
+        leading, rest = _leading_citations(sentence, read)
         if leading and pieces:
             previous_text, previous_cites = pieces[-1]
             pieces[-1] = (previous_text, list(dict.fromkeys(previous_cites + leading)))
             sentence = rest
-        text, cites = find_citations(sentence, known)
+        text, cites = find_citations(sentence, read)
         if _WORDS.search(text.strip("-*+>|# ")):
             pieces.append((text, cites))
     return [CitedClaim(idx=i, text=text, cites=cites) for i, (text, cites) in enumerate(pieces)]

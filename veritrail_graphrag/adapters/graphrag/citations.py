@@ -21,6 +21,8 @@ Dataset = Literal["reports", "entities", "relationships", "claims", "sources"]
 
 _BLOCK = re.compile(r"\[\s*Data\s*:(?P<body>[^\[\]]*)\]", re.IGNORECASE)
 _GROUP = re.compile(r"(?P<name>[A-Za-z][A-Za-z ]*?)\s*\((?P<ids>[^()]*)\)")
+_DATA_PREFIX = re.compile(r"^\s*Data\s*:", re.IGNORECASE)
+_LABEL = re.compile(r"^(?P<dataset>[a-z]+):(?P<record>-?\d+)$")
 _MORE = re.compile(r"^\+\s*more$", re.IGNORECASE)
 _NAMES: dict[str, Dataset] = {
     "report": "reports",
@@ -82,6 +84,14 @@ def data_citations(text: str) -> list[DataCitation]:
     return found
 
 
+def read_data_group(body: str) -> list[str] | None:
+    """What one bracket group cites, as `dataset:id` labels (`reports:2`), if it is a `[Data: ...]`
+    marker; None otherwise. The reader the cited-answer check uses for GraphRAG answers."""
+    if not _DATA_PREFIX.match(body):
+        return None
+    return [label for citation in data_citations(f"[{body}]") for label in citation.labels()]
+
+
 def strip_data_citations(text: str) -> str:
     """The text without its `[Data: ...]` markers (what a claim says, not what it cites)."""
     return re.sub(r"\s+([.,;:!?])", r"\1", _BLOCK.sub("", text)).strip()
@@ -111,6 +121,13 @@ class CitationIndex:
     def node(self, dataset: Dataset, record: int) -> str | None:
         return self._nodes.get((dataset, record))
 
+    def label_node(self, label: str) -> str | None:
+        """The node of a `dataset:id` label such as `reports:2`, or None."""
+        match = _LABEL.match(label)
+        if match is None or match["dataset"] not in _KINDS:
+            return None
+        return self.node(match["dataset"], int(match["record"]))  # type: ignore[arg-type]
+
     def resolve(self, citations: Iterable[DataCitation]) -> tuple[list[str], list[str]]:
         """Node ids of the cited records, and the `dataset:id` labels that match no node."""
         found: list[str] = []
@@ -123,3 +140,23 @@ class CitationIndex:
                 else:
                     found.append(node)
         return list(dict.fromkeys(found)), list(dict.fromkeys(unknown))
+
+
+def record_text(dag: DAG, node_id: str) -> str:
+    """A cited record's text as evidence: entity and relationship descriptions get their names in
+    front, since a description often does not repeat the name it describes."""
+    node = dag.node(node_id)
+    meta = node.metadata
+    if node.kind.startswith("entity") and meta.get("title"):
+        return f"{meta['title']}: {node.text}"
+    if node.kind.startswith("relationship") and meta.get("source") and meta.get("target"):
+        return f"{meta['source']} -> {meta['target']}: {node.text}"
+    return node.text
+
+
+def cited_records(dag: DAG, text: str) -> dict[str, str]:
+    """`{label: evidence text}` for every record `text` cites that the index holds (`reports:2`)."""
+    index = CitationIndex(dag)
+    labels = dict.fromkeys(label for c in data_citations(text) for label in c.labels())
+    nodes = {label: index.label_node(label) for label in labels}
+    return {label: record_text(dag, node) for label, node in nodes.items() if node is not None}

@@ -9,6 +9,7 @@ file names alone do not tell 2.x from 3.x or 0.x from 1.x.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Literal
 
@@ -176,6 +177,12 @@ def veritrail_dir(path: str | Path) -> Path:
     layout = locate(Path(path))
     output = layout.project_root / "output" if layout.project_root else layout.directory
     return output / "veritrail"
+
+
+def answer_dir(path: str | Path, stem: str, answer: str) -> Path:
+    """Where the reports about an answer file go: named after the file and a hash of its text."""
+    digest = hashlib.sha256(answer.encode()).hexdigest()[:8]
+    return veritrail_dir(path) / "answers" / f"{stem}-{digest}"
 
 
 def queries_dir(path: str | Path) -> Path:
