@@ -255,6 +255,6 @@ async def test_offline_check_reports_citations_and_no_bits() -> None:
 
 
 def test_rules_cover_every_claim_of_the_example() -> None:
-    from veritrail_graphrag.cited.citations import split_cited_claims
+    from veritrail_graphrag.cited.claims import split_cited_claims
 
     assert [c.text for c in split_cited_claims(ANSWER)] == list(RULES)

@@ -308,9 +308,9 @@ async def test_extract_claims_per_sentence_with_context(fake_openai: FakeOpenAI)
     v = verifier(fake_openai)
     answer = "## Exports\n\nOradell exports copper. Does it export tin? Oradell exports copper. Farmers grow rice."
     claims = await v.extract_claims(answer, question="What does Oradell export?")
-    assert [(c.id, c.text) for c in claims] == [
-        ("c1", "Oradell exports copper."),
-        ("c2", "Farmers grow rice."),
+    assert [(c.id, c.text, c.sentence) for c in claims] == [
+        ("c1", "Oradell exports copper.", 1),  # the first of the two sentences that say it
+        ("c2", "Farmers grow rice.", 4),
     ]
     views = fake_openai.views()
     assert len(views) == 5 and all(view.task == "claim extraction" for view in views)

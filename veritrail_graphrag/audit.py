@@ -11,13 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from veritrail_graphrag import __version__
+from veritrail_graphrag.citation_accuracy import attach_citations
+from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.claims import sentence_claims
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
@@ -144,11 +146,13 @@ async def run_audit(
     resume: bool = True,
     on_result: Callable[[ClaimResult], None] | None = None,
     usage: Callable[[], dict[str, Any]] | None = None,
+    citations: Mapping[str, Sequence[SentenceCitations]] | None = None,
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically.
 
     A claim the verifier cannot judge is listed in `report.failed` with its error (never given a
     guessed verdict); the checkpoint is then kept, so re-running retries only those claims.
+    `citations` (per terminal, per sentence: what the output cites) adds citation accuracy.
     """
     settings = verifier_settings(engine.verifier)
     checkpoint = Checkpoint(checkpoint_path(report_path), audit_key(dag, terminal, verifier_name, settings, engine))
@@ -175,6 +179,8 @@ async def run_audit(
     verified = await engine.averify_many(dag, todo, terminal, on_result=finished, on_error=failed)
     fresh = {r.claim.id: r for r in verified}
     results = [done.get(c.id) or fresh[c.id] for c in claims if c.id in done or c.id in fresh]
+    if citations:
+        results = attach_citations(results, citations)
     failures.sort(key=lambda f: [c.id for c in claims].index(f.claim.id))
 
     report = AuditReport(

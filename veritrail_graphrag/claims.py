@@ -35,7 +35,7 @@ def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
             continue
         text = clean_claim_text(sentence.text)
         if len(re.findall(r"\w+", text)) >= 3:
-            claims.append(Claim(id=sentence.id, text=text))
+            claims.append(Claim(id=sentence.id, text=text, sentence=sentence.index))
     return claims
 
 

@@ -140,6 +140,7 @@ async def _run(
                 resume=resume,
                 on_result=lambda _: progress.advance(task),
                 usage=lambda: _usage(verifier),
+                citations=target.citations,
             )
     finally:
         close = getattr(verifier, "aclose", None)
@@ -177,6 +178,14 @@ def _audit(
         stdout.print(
             f"Model calls: {total['calls']} ({total['cached_calls']} from cache), "
             f"{total['input_tokens'] + total['output_tokens']:,} tokens, cost {cost}.",
+            highlight=False,
+        )
+    if report.summary.citations is not None:
+        c = report.summary.citations
+        stdout.print(
+            f"Citations: {c.uncited} of {c.claims} claims cite nothing; of {c.citing_known_nodes} citing, "
+            f"{c.in_trail} have an evidence trail through a cited node and {c.miscited} cite a node "
+            "that yielded no evidence.",
             highlight=False,
         )
     if report.resumed_claims:

@@ -25,6 +25,9 @@ class Claim(BaseModel):
     id: str = Field(min_length=1)
     text: str = Field(min_length=1)
     sub_claims: list[str] = Field(default_factory=list)
+    sentence: int | None = Field(
+        default=None, ge=0, description="index of the terminal's sentence the claim was taken from (its citations)"
+    )
 
 
 class Sentence(BaseModel):

@@ -15,6 +15,8 @@ from pydantic import BaseModel, Field
 from rich.markup import escape
 from rich.table import Table
 
+from veritrail_graphrag.citation_accuracy import CitationSummary, summarize_citations
+from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.files import atomic_write_text
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.trail import ClaimResult
@@ -41,6 +43,9 @@ class Summary(BaseModel):
     nodes_in_dag: int
     nodes_read: int = Field(description="distinct nodes read over all claims")
     mean_nodes_read_per_claim: float
+    citations: CitationSummary | None = Field(
+        default=None, description="citation accuracy, when the output cites its inputs (GraphRAG [Data: ...])"
+    )
 
 
 class AuditReport(BaseModel):
@@ -67,6 +72,7 @@ class AuditReport(BaseModel):
 
 
 def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) -> Summary:
+    """Counts over the results; citation accuracy when the results carry citations."""
     verdicts = Counter(r.verdict.value for r in results)
     stages: Counter[str] = Counter()
     unlocalized = 0
@@ -86,6 +92,7 @@ def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) ->
         nodes_in_dag=nodes_in_dag,
         nodes_read=len(read),
         mean_nodes_read_per_claim=round(sum(r.nodes_read for r in results) / len(results), 2) if results else 0.0,
+        citations=summarize_citations(results),
     )
 
 
@@ -161,6 +168,8 @@ def render_markdown(report: AuditReport) -> str:
         if s.unlocalized:
             lines.append(f"| no stage can be named | {s.unlocalized} |")
         lines.append("")
+    if s.citations is not None:
+        lines += citation_lines(s.citations, report.results)
     if report.failed:
         lines += [f"## Claims that could not be verified ({len(report.failed)})", ""]
         lines += [f"- `{f.claim.id}` {f.claim.text}: {f.error}" for f in report.failed]
@@ -178,8 +187,50 @@ def render_markdown(report: AuditReport) -> str:
             f"- Interim verdicts: {', '.join(v.value for v in r.interim_verdicts)}",
             f"- Reasoning: {r.reasoning}",
         ]
+        if r.citations is not None:
+            lines.append(f"- Citations: {_cited_cell(r.citations)}")
         for it in r.iterations:
             evidence = "; ".join(f"`{e.id}` {e.text}" for e in it.evidence[:5]) or "none"
             lines.append(f"- Iteration {it.index} ({it.verdict.value}), checked {len(it.checked)} node(s): {evidence}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _percent(rate: float | None) -> str:
+    return "" if rate is None else f"{rate:.0%}"
+
+
+def _cited_cell(c: ClaimCitations) -> str:
+    if c.uncited:
+        return "none"
+    parts = [f"`{n}` evidence" for n in c.supporting]
+    parts += [f"`{n}` **no evidence**" for n in c.no_evidence]
+    parts += [f"`{n}` not reached" for n in c.not_reached]
+    parts += [f"`{label}` not upstream of the output" for label in c.unknown]
+    notes = (" (+more)" if c.incomplete else "") + (" (a marker shared by the paragraph)" if c.shared else "")
+    return ", ".join(parts) + notes
+
+
+def citation_lines(c: CitationSummary, results: list[ClaimResult]) -> list[str]:
+    """The citation-accuracy section of report.md: rates, then the mis-cited claims."""
+    lines = [
+        "## Citations",
+        "",
+        "| claims that | count | rate |",
+        "|---|---|---|",
+        f"| cite nothing | {c.uncited} of {c.claims} | {_percent(c.uncited_rate)} |",
+        f"| have an evidence trail through a cited node | {c.in_trail} of {c.citing_known_nodes} citing |"
+        f" {_percent(c.in_trail_rate)} |",
+        f"| cite a node that yielded no evidence (mis-cited) | {c.miscited} of {c.citing_known_nodes} citing |"
+        f" {_percent(c.miscited_rate)} |",
+        f"| end their citation list in +more | {c.incomplete} | |",
+        f"| cite records not upstream of the output | {c.with_unknown} | |",
+        f"| cite through a marker their paragraph shares | {c.shared} | |",
+        "",
+    ]
+    miscited = [r for r in results if r.citations is not None and r.citations.miscited]
+    if miscited:
+        lines += [f"Mis-cited claims ({len(miscited)}):", ""]
+        lines += [f"- `{r.claim.id}` {r.claim.text}: {_cited_cell(r.citations)}" for r in miscited if r.citations]
+        lines.append("")
+    return lines

@@ -77,13 +77,14 @@ def _blocks(text: str) -> list[str]:
     return blocks
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split a node's text into sentences (markdown-aware); empty pieces are dropped."""
+def split_paragraphs(text: str) -> list[list[str]]:
+    """The sentences of each markdown block (paragraph, heading, list item, table row), in order;
+    blocks without sentences are dropped. Citations written once per paragraph need the grouping."""
     tokenizer = punkt_tokenizer()
-    sentences: list[str] = []
+    paragraphs: list[list[str]] = []
     for block in _blocks(text):
         if HEADING.match(block) or _TABLE_ROW.match(block):
-            sentences.append(block)
+            paragraphs.append([block])
             continue
         marker = LIST_ITEM.match(block)
         prefix = marker.group(0).strip() + " " if marker else ""
@@ -91,5 +92,11 @@ def split_sentences(text: str) -> list[str]:
         pieces = [s.strip() for s in tokenizer.tokenize(body) if s.strip()]
         if pieces and prefix:
             pieces[0] = prefix + pieces[0]
-        sentences.extend(pieces)
-    return sentences
+        if pieces:
+            paragraphs.append(pieces)
+    return paragraphs
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a node's text into sentences (markdown-aware); empty pieces are dropped."""
+    return [sentence for paragraph in split_paragraphs(text) for sentence in paragraph]

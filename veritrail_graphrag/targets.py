@@ -12,8 +12,10 @@ from pathlib import Path
 
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
+from veritrail_graphrag.adapters.graphrag.citations import sentence_citations
 from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, run_dir, veritrail_dir
 from veritrail_graphrag.adapters.summaries import load_summary_run
+from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.files import read_text
@@ -28,6 +30,7 @@ class AuditTarget:
     question: str | None = None
     notes: list[str] = field(default_factory=list)
     project_root: Path | None = None
+    citations: dict[str, list[SentenceCitations]] | None = None
 
 
 def query_runs(path: Path) -> list[QueryRun]:
@@ -60,7 +63,8 @@ def graphrag_query_target(
             run = None
         out_dir = answer_dir(path, answer.stem, dag.node("final_answer").text)
         notes = [] if run else ["map answers were not given: the final answer is traced through the reports it cites"]
-        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root)
+        citations = sentence_citations(dag, ["final_answer"])
+        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations)
 
     runs = query_runs(path)
     if query_run is not None:
@@ -78,7 +82,9 @@ def graphrag_query_target(
         )
     dag = add_query_run(index, run)
     out_dir = run_dir(path, run.run_id)
-    return AuditTarget(dag, ["final_answer"], out_dir, f"{path} (query run {run.run_id})", run.query, [], root)
+    citations = sentence_citations(dag, ["final_answer"])
+    source = f"{path} (query run {run.run_id})"
+    return AuditTarget(dag, ["final_answer"], out_dir, source, run.query, [], root, citations)
 
 
 def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: list[int] | None = None) -> AuditTarget:
@@ -97,9 +103,9 @@ def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: 
     if without_inputs:
         raise AdapterError(f"{path}: report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}")
     notes = [f"{len(chosen)} of {len(all_reports)} community reports audited"]
-    return AuditTarget(
-        dag, chosen, veritrail_dir(path) / "index-audit", str(path), None, notes, locate(path).project_root
-    )
+    out_dir = veritrail_dir(path) / "index-audit"
+    citations = sentence_citations(dag, chosen)
+    return AuditTarget(dag, chosen, out_dir, str(path), None, notes, locate(path).project_root, citations)
 
 
 def file_target(

@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, computed_field
 
+from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
 
 
@@ -57,6 +58,9 @@ class ClaimResult(BaseModel):
     error_note: str = ""
     stop_reason: StopReason
     iterations: list[Iteration]
+    citations: ClaimCitations | None = Field(
+        default=None, description="what the claim's sentence cites and whether its trail passes through it"
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -2,6 +2,6 @@
 
 The spans are the roots of a one-step process, the answer its terminal and each claim's
 citations its edges. `budget` holds the pure math and the status rules, `belief` reads P(YES)
-from log-probabilities or samples, `citations` finds the markers, `spans` reads the evidence,
-`report` is the result's shape.
+from log-probabilities or samples, `claims` cuts the answer into cited claims, `spans` reads the
+evidence, `prompts` and `probe` ask the model, `check` puts it together, `report` is its shape.
 """

@@ -18,6 +18,7 @@ from typing import Any, Literal, ParamSpec
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.budget import (
     PASSING,
     Status,
@@ -27,7 +28,7 @@ from veritrail_graphrag.cited.budget import (
     observed_bits,
     required_bits,
 )
-from veritrail_graphrag.cited.citations import CitedClaim, GroupReader, resolve_cite, span_ids, split_cited_claims
+from veritrail_graphrag.cited.claims import CitedClaim, resolve_cite, span_ids, split_cited_claims
 from veritrail_graphrag.cited.offline import spans_without_evidence
 from veritrail_graphrag.cited.probe import EntailmentProbe, ProbabilitySource, ProbeSettings
 from veritrail_graphrag.cited.prompts import entailment_prompt

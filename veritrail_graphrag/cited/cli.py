@@ -21,8 +21,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.check import CheckSettings, CitedCheck, llm_config, make_client
-from veritrail_graphrag.cited.citations import GroupReader
 from veritrail_graphrag.cited.probe import ProbeSettings
 from veritrail_graphrag.cited.report import CitedCheckReport, budget_table
 from veritrail_graphrag.cited.spans import Span, load_spans, make_spans

@@ -178,7 +178,8 @@ class LLMVerifier:
         """Claims of a final answer, one extraction call per sentence (run concurrently), ids c1, c2...
 
         Each call sees the question and the neighbouring sentences as context but extracts from its
-        own sentence only, so claims stay traceable to the sentence they came from.
+        own sentence only, so claims stay traceable to the sentence they came from (`Claim.sentence`,
+        which is how an audit finds the claim's citations).
         """
         sentences = split_sentences(answer)
         usage_key = current_usage_key.get() or EXTRACTION_USAGE_KEY
@@ -197,8 +198,11 @@ class LLMVerifier:
                 for i, sentence in enumerate(sentences)
             )
         )
-        texts = list(dict.fromkeys(text for claims in per_sentence for text in claims))
-        return [Claim(id=f"c{n}", text=text) for n, text in enumerate(texts, start=1)]
+        first: dict[str, int] = {}
+        for index, claims in enumerate(per_sentence):
+            for text in claims:
+                first.setdefault(text, index)
+        return [Claim(id=f"c{n}", text=text, sentence=i) for n, (text, i) in enumerate(first.items(), start=1)]
 
     async def aclose(self) -> None:
         await self.client.aclose()

@@ -8,6 +8,7 @@ dataset, then `+more`. The ids are GraphRAG's short ids: a report's community nu
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Literal
@@ -15,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from veritrail_graphrag.adapters.graphrag import ids
+from veritrail_graphrag.citations import SentenceCitations, mark_sentences
 from veritrail_graphrag.dag import DAG
 
 Dataset = Literal["reports", "entities", "relationships", "claims", "sources"]
@@ -23,6 +25,7 @@ _BLOCK = re.compile(r"\[\s*Data\s*:(?P<body>[^\[\]]*)\]", re.IGNORECASE)
 _GROUP = re.compile(r"(?P<name>[A-Za-z][A-Za-z ]*?)\s*\((?P<ids>[^()]*)\)")
 _DATA_PREFIX = re.compile(r"^\s*Data\s*:", re.IGNORECASE)
 _LABEL = re.compile(r"^(?P<dataset>[a-z]+):(?P<record>-?\d+)$")
+MORE = "+more"
 _MORE = re.compile(r"^\+\s*more$", re.IGNORECASE)
 _NAMES: dict[str, Dataset] = {
     "report": "reports",
@@ -84,12 +87,14 @@ def data_citations(text: str) -> list[DataCitation]:
     return found
 
 
-def read_data_group(body: str) -> list[str] | None:
+def read_data_group(body: str, keep_more: bool = False) -> list[str] | None:
     """What one bracket group cites, as `dataset:id` labels (`reports:2`), if it is a `[Data: ...]`
-    marker; None otherwise. The reader the cited-answer check uses for GraphRAG answers."""
+    marker; None otherwise. `keep_more` adds `reports:+more` where the list was cut short."""
     if not _DATA_PREFIX.match(body):
         return None
-    return [label for citation in data_citations(f"[{body}]") for label in citation.labels()]
+    citations = data_citations(f"[{body}]")
+    more = [f"{c.dataset}:{MORE}" for c in citations if c.more] if keep_more else []
+    return [label for citation in citations for label in citation.labels()] + more
 
 
 def strip_data_citations(text: str) -> str:
@@ -160,3 +165,29 @@ def cited_records(dag: DAG, text: str) -> dict[str, str]:
     labels = dict.fromkeys(label for c in data_citations(text) for label in c.labels())
     nodes = {label: index.label_node(label) for label in labels}
     return {label: record_text(dag, node) for label, node in nodes.items() if node is not None}
+
+
+def sentence_citations(dag: DAG, terminals: Iterable[str]) -> dict[str, list[SentenceCitations]]:
+    """Per terminal, per sentence (`<terminal>#n` is index n), the records it cites and their nodes.
+
+    GraphRAG cites once per paragraph as often as per sentence, so a sentence without a marker
+    takes the next marker of its paragraph (`shared`)."""
+    index = CitationIndex(dag)
+    read = functools.partial(read_data_group, keep_more=True)
+    out: dict[str, list[SentenceCitations]] = {}
+    for terminal in terminals:
+        sentences: list[SentenceCitations] = []
+        for marked in mark_sentences(dag.node(terminal).text, read, inherit=True):
+            labels = [label for label in marked.cites if not label.endswith(f":{MORE}")]
+            nodes = {label: index.label_node(label) for label in labels}
+            sentences.append(
+                SentenceCitations(
+                    cited=labels,
+                    nodes=list(dict.fromkeys(n for n in nodes.values() if n is not None)),
+                    unknown=[label for label, node in nodes.items() if node is None],
+                    incomplete=len(labels) < len(marked.cites),
+                    shared=marked.shared,
+                )
+            )
+        out[terminal] = sentences
+    return out
