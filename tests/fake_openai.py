@@ -226,6 +226,14 @@ def completion_body(request: dict[str, Any], text: str, logprobs: dict[str, Any]
     }
 
 
+class _Server(ThreadingHTTPServer):
+    """A listen backlog above the default 5: more simultaneous connections would wait for the
+    client's SYN retry (a second) and measure the kernel instead of the code under test."""
+
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class FakeOpenAI:
     """The server. Use as a context manager, or through the `fake_openai` pytest fixture.
 
@@ -258,8 +266,7 @@ class FakeOpenAI:
         self._faults: deque[Fault | None] = deque(faults)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
         )

@@ -110,7 +110,7 @@ def budget_table(report: CitedCheckReport, width: int = 60) -> Table:
     table.add_column("#", justify="right")
     table.add_column("claim", overflow="fold", min_width=24, max_width=width)
     table.add_column("cites", overflow="fold", max_width=12)
-    table.add_column("status", max_width=16, overflow="fold")
+    table.add_column("status", max_width=26, overflow="fold")
     table.add_column("P(yes) prior", justify="right")
     table.add_column("P(yes) post", justify="right")
     table.add_column("gap (bits)", justify="right")

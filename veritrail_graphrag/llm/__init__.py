@@ -1,9 +1,10 @@
 """Talking to language models through any OpenAI-compatible endpoint.
 
 One module per concern, as graphrag-llm does: `config` (where settings come from), `client`
-(retries, limits, cache, usage around the openai SDK), `cache` (SQLite), `usage` (tokens and
-cost), `estimate` (dry-run cost), `prompts`/`labels`/`schemas`/`parsing` (what we ask and how we
-read the answer). The verifier that uses them is `veritrail_graphrag.verifiers.llm`.
+(retries, limits, cache, usage around the openai SDK), `completion` (an answer's text and
+log-probabilities), `cache` (SQLite), `usage` (tokens and cost), `estimate` (dry-run cost),
+`prompts`/`labels`/`schemas`/`parsing` (what we ask and how we read the answer). The verifier
+that uses them is `veritrail_graphrag.verifiers.llm`.
 """
 
 from veritrail_graphrag.llm.config import LLMConfig, resolve_llm_config
