@@ -113,8 +113,8 @@ def test_largest_fitting_subset_when_reselection_cannot_shrink() -> None:
     assert first.reselections == 1  # the scripted verifier selects everything again: no progress, stop
     assert len(first.excerpts) == 2  # one prompt per node, 5 sentences each: two fit in 12
     assert sorted(first.omitted_from_verdict) == ["s2", "s3"]
-    assert first.nodes_with_evidence == ["s0", "s1"]
-    assert result.iterations[1].checked == ["c0", "c1"]
+    assert first.nodes_with_evidence == ["s0", "s1", "s2", "s3"]  # left out of the verdict, not of the trail
+    assert result.iterations[1].checked == ["c0", "c1", "c2", "c3"]
 
 
 def test_ids_that_were_never_assigned_are_discarded() -> None:

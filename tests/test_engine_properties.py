@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections import Counter
 
 import networkx as nx
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from veritrail_graphrag import DAG, Claim, ClaimResult, StopReason, TrailConfig, Verdict, VeriTrail
 from veritrail_graphrag.models import Sentence
+from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers import EvidenceSelection, Excerpt, VerdictResult
 
 VERDICTS = list(Verdict)
@@ -139,3 +141,104 @@ def test_each_node_is_split_at_most_once_per_process(case: tuple[DAG, str]) -> N
     results = asyncio.run(engine.averify_many(dag, claims, terminal))
     read = {n for r in results for it in r.iterations for n in it.checked}
     assert dag.split_count == len(read)
+
+
+class NarrowingVerifier(RandomVerifier):
+    """Summaries as long as the selection, so the verdict budgets bite; a sentence shown again
+    (re-selection) gets a fresh draw, so re-selection sometimes narrows and sometimes does not."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.times_shown: Counter[str] = Counter()
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        self.reads.extend((claim.id, s.node_id) for s in sentences)
+        self.shown.update(s.id for s in sentences)
+        self.times_shown.update(s.id for s in sentences)
+        draw = {s.id: _h(self.seed, claim.id, s.id, self.times_shown[s.id]) % 5 for s in sentences}
+        chosen = [s for s in sentences if draw[s.id] < 3]
+        context = [s.id for s in sentences if draw[s.id] == 3]
+        return EvidenceSelection(
+            selected=[s.id for s in chosen], context=context, summary=" ".join(s.text for s in chosen)
+        )
+
+
+def _fits(excerpts: list[Excerpt], dag: DAG, config: TrailConfig) -> bool:
+    """Each kind within its budget, or a single excerpt of that kind (the one always shown)."""
+    for is_root, budget in ((True, config.max_verdict_root_sentences), (False, config.max_verdict_sentences)):
+        kind = [e for e in excerpts if e.is_root is is_root]
+        size = sum(len(dag.sentences(e.node_id)) if is_root else len(split_sentences(e.text)) for e in kind)
+        if size > budget and len(kind) > 1:
+            return False
+    return True
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    layered_dags(),
+    st.integers(min_value=0, max_value=10_000),
+    st.builds(
+        TrailConfig,
+        q=st.integers(min_value=1, max_value=3),
+        max_sentences_per_prompt=st.integers(min_value=1, max_value=3),
+        max_verdict_sentences=st.integers(min_value=1, max_value=3),
+        max_verdict_root_sentences=st.integers(min_value=1, max_value=4),
+        max_reselections=st.integers(min_value=0, max_value=2),
+    ),
+)
+def test_tiny_budgets_keep_the_trail_whole(case: tuple[DAG, str], seed: int, config: TrailConfig) -> None:
+    dag, terminal = case
+    verifier = NarrowingVerifier(seed)
+    result = VeriTrail(verifier, config).verify(dag, Claim(id="c", text="a claim"), terminal)
+    iterations = result.iterations
+    checked_by = [set().union(*(it.checked for it in iterations[: i + 1])) for i in range(len(iterations) + 1)]
+    checked_by[-1] = checked_by[-2]
+
+    # No node is read twice: each is checked once, roots are never shown again (not even to
+    # re-selection), and other sentences only to the re-selections of their own iteration.
+    checked = [n for it in iterations for n in it.checked]
+    assert len(checked) == len(set(checked))
+    for sentence_id, times in verifier.times_shown.items():
+        node_id = sentence_id.rsplit("#", 1)[0]
+        assert times <= (1 if dag.is_root(node_id) else 1 + config.max_reselections)
+    for it in iterations:
+        reselected = {n for b in it.batches if b.reselection for n in b.node_ids}
+        assert not any(dag.is_root(n) for n in reselected)
+        assert reselected <= set(it.checked) and it.reselections <= config.max_reselections
+
+    for i, it in enumerate(iterations):
+        # Nodes shown to the verdict and nodes left out of it are together the nodes with evidence.
+        shown = [n for e in it.excerpts for n in e.nodes]
+        assert {e.node_id for e in it.evidence} == set(it.nodes_with_evidence)
+        assert sorted(shown + it.omitted_from_verdict) == sorted(it.nodes_with_evidence)
+        assert _fits(it.excerpts, dag, config)
+        assert {s.id for s in it.context} <= verifier.shown
+        if it.evidence:
+            event(
+                f"omitted: {'roots' if any(dag.is_root(n) for n in it.omitted_from_verdict) else ''}"
+                f" {'summaries' if any(not dag.is_root(n) for n in it.omitted_from_verdict) else ''}"
+            )
+            first_reading = sum(len(b.selected) for b in it.batches if not b.reselection)
+            narrowed = len([s for s in it.evidence if s.node_id not in it.carried_roots]) < first_reading
+            event(f"reselections: {it.reselections}{', narrowed' if narrowed else ''}")
+
+        # Every node that yielded evidence is expanded (after Fully Supported or Inconclusive)...
+        expanded = it.nodes_with_evidence if it.verdict is not Verdict.NOT_FULLY_SUPPORTED else it.checked
+        stopped_by_q = i == len(iterations) - 1 and result.stop_reason is StopReason.NOT_SUPPORTED_LIMIT
+        if not stopped_by_q:
+            for node_id in expanded:
+                assert set(dag.src(node_id)) <= checked_by[i + 1]
+        # ...and a root that yielded evidence is carried, with that evidence, into every later verdict.
+        for root in (n for n in it.nodes_with_evidence if dag.is_root(n)):
+            mine = [s for s in it.evidence if s.node_id == root]
+            for later in iterations[i + 1 :]:
+                assert root in later.carried_roots
+                assert [s for s in later.evidence if s.node_id == root] == mine
+
+    if result.verdict is Verdict.NOT_FULLY_SUPPORTED:
+        supported = [it for it in iterations if it.verdict is Verdict.FULLY_SUPPORTED]
+        if supported:
+            assert result.error_stages
+            assert result.error_stages == sorted(
+                {dag.stage(n) for n in supported[-1].nodes_with_evidence if not dag.is_root(n)}
+            )

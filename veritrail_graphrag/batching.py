@@ -27,3 +27,15 @@ def pack_nodes(nodes: Sequence[Sequence[Sentence]], limit: int) -> list[list[Sen
     if current:
         batches.append(current)
     return batches
+
+
+def ranges(batch: Sequence[Sentence]) -> list[str]:
+    """`node#3-9` per run of consecutive sentences: a prompt's content, compactly, for the report."""
+    runs: list[list[Sentence]] = []
+    for sentence in batch:
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.node_id == sentence.node_id and last.index + 1 == sentence.index:
+            runs[-1].append(sentence)
+        else:
+            runs.append([sentence])
+    return [f"{run[0].node_id}#{run[0].index}-{run[-1].index}" for run in runs]

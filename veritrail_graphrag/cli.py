@@ -18,7 +18,7 @@ from veritrail_graphrag.audit import extract_claims, run_audit
 from veritrail_graphrag.cited.cli import check_cited_command
 from veritrail_graphrag.claims import load_claims
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.engine import VeriTrail, resolve_terminal
 from veritrail_graphrag.errors import AdapterError, VeriTrailError
 from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
@@ -280,7 +280,7 @@ def verify(
         if claims_path is not None and claim:
             raise _fail("give either --claims or --claim, not both")
         dag = DAG.from_json(dag_path)
-        start = dag.resolve_terminal(terminal)
+        start = resolve_terminal(dag, terminal)
         claims: list[Claim] | None = None
         if claims_path is not None:
             claims = load_claims(claims_path)

@@ -14,21 +14,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from veritrail_graphrag.batching import pack_nodes
+from veritrail_graphrag.batching import pack_nodes, ranges
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.errors import ClaimsError, VerifierError
+from veritrail_graphrag.decomposition import DecompositionQueue
+from veritrail_graphrag.errors import ClaimsError, TerminalError, VerifierError
+from veritrail_graphrag.evidence import Evidence
 from veritrail_graphrag.localization import error_stages
-from veritrail_graphrag.models import (
-    Claim,
-    EvidenceSelection,
-    Excerpt,
-    Sentence,
-    TrailConfig,
-    Verdict,
-    VerdictResult,
-)
-from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
 from veritrail_graphrag.trail import BatchRecord, ClaimResult, Iteration, StopReason
+from veritrail_graphrag.verdict_input import VerdictInput
 from veritrail_graphrag.verifiers.base import Verifier
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -37,18 +31,6 @@ _T = TypeVar("_T")
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
-
-
-def _ranges(batch: Sequence[Sentence]) -> list[str]:
-    """`node#3-9` per run of consecutive sentences: the prompt's content, compactly, for the report."""
-    runs: list[list[Sentence]] = []
-    for sentence in batch:
-        last = runs[-1][-1] if runs else None
-        if last is not None and last.node_id == sentence.node_id and last.index + 1 == sentence.index:
-            runs[-1].append(sentence)
-        else:
-            runs.append([sentence])
-    return [f"{run[0].node_id}#{run[0].index}-{run[-1].index}" for run in runs]
 
 
 async def _all(calls: Iterable[Awaitable[_T]]) -> list[_T]:
@@ -68,6 +50,19 @@ async def _awaited(call: Awaitable[_T]) -> _T:
     return await call
 
 
+def resolve_terminal(dag: DAG, terminal: str | None) -> str:
+    """The node whose claims are traced: `terminal`, or the DAG's unique sink. A node without
+    inputs is source text: there is nothing to trace it to, so it is refused rather than blamed."""
+    node_id = dag.resolve_terminal(terminal)
+    if not dag.src(node_id):
+        raise TerminalError(
+            f"node {node_id!r} has no inputs (it is source text), so its claims cannot be traced; "
+            "verify a node that was produced from other nodes",
+            node_id,
+        )
+    return node_id
+
+
 class VeriTrail:
     """Verify claims against a DAG with a verifier. One engine can serve many DAGs and claims."""
 
@@ -80,7 +75,7 @@ class VeriTrail:
         return asyncio.run(self.averify(dag, claim, terminal))
 
     async def averify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
-        start = dag.resolve_terminal(terminal)
+        start = resolve_terminal(dag, terminal)
         return await _Trail(self, dag, claim, start, asyncio.Semaphore(self.config.concurrency)).run()
 
     async def averify_many(
@@ -106,9 +101,9 @@ class VeriTrail:
             missing = [c.id for c in claims if c.id not in terminal]
             if missing:
                 raise ClaimsError(f"no terminal given for claims {', '.join(map(repr, missing[:10]))}")
-            starts = {c.id: dag.resolve_terminal(terminal[c.id]) for c in claims}
+            starts = {c.id: resolve_terminal(dag, terminal[c.id]) for c in claims}
         else:
-            start = dag.resolve_terminal(terminal)
+            start = resolve_terminal(dag, terminal)
             starts = {c.id: start for c in claims}
         semaphore = asyncio.Semaphore(self.config.concurrency)
 
@@ -127,29 +122,6 @@ class VeriTrail:
         return [r for r in await _all(one(c) for c in claims) if r is not None]
 
 
-class _Evidence:
-    """Evidence gathered in one iteration, grouped by node in reading order."""
-
-    def __init__(self) -> None:
-        self.sentences: dict[str, list[Sentence]] = {}
-        self.summaries: dict[str, list[str]] = {}
-        self.context: list[Sentence] = []
-
-    def add(self, sentence: Sentence, summary: str) -> None:
-        self.sentences.setdefault(sentence.node_id, []).append(sentence)
-        summaries = self.summaries.setdefault(sentence.node_id, [])
-        if summary.strip() and summary not in summaries:
-            summaries.append(summary)
-
-    def flat(self) -> list[Sentence]:
-        return [s for group in self.sentences.values() for s in group]
-
-    def drop(self, node_ids: Iterable[str]) -> None:
-        for node_id in node_ids:
-            self.sentences.pop(node_id, None)
-            self.summaries.pop(node_id, None)
-
-
 class _Trail:
     """State of one claim's traversal (METHOD.md section 3)."""
 
@@ -160,6 +132,7 @@ class _Trail:
         self.claim = claim
         self.terminal = terminal
         self.semaphore = semaphore
+        self.verdict_input = VerdictInput(dag, engine.config)
 
     async def _call(
         self, what: str, node_ids: Sequence[str], call: Callable[[], Awaitable[Any]], model: type[_M] | None
@@ -191,10 +164,9 @@ class _Trail:
             ) from None
 
     async def run(self) -> ClaimResult:
-        claim = self.claim
-        if not claim.sub_claims:
-            claim = claim.model_copy(update={"sub_claims": await self._decompose(claim.text)})
-        self.claim = claim
+        """Algorithm 1: one Evidence Selection and one verdict per iteration, walking backwards."""
+        if not self.claim.sub_claims:
+            self.claim = self.claim.model_copy(update={"sub_claims": await self._decompose(self.claim.text)})
 
         iterations: list[Iteration] = []
         checked: set[str] = set()
@@ -203,13 +175,16 @@ class _Trail:
         to_check = _unique(self.dag.src(self.terminal))
 
         while True:
+            # Steps 1-2: Evidence Selection (roots with evidence are carried, not re-read), verdict.
             iteration = await self._iterate(len(iterations) + 1, to_check, roots_with_evidence)
             iterations.append(iteration)
+            # Step 3: roots that yielded evidence are carried from now on, never read again.
             for node_id in iteration.nodes_with_evidence:
                 if self.dag.is_root(node_id) and node_id not in roots_with_evidence:
                     roots_with_evidence[node_id] = [s for s in iteration.evidence if s.node_id == node_id]
             checked.update(to_check)
 
+            # Step 4: the next candidates.
             if iteration.verdict is Verdict.NOT_FULLY_SUPPORTED:
                 consecutive_nfs += 1
                 expand_from = to_check
@@ -219,6 +194,7 @@ class _Trail:
             candidates = [n for src in expand_from for n in self.dag.src(src) if n not in checked]
             to_check = _unique([*candidates, *roots_with_evidence])
 
+            # Step 5: stop.
             if to_check and set(to_check) == set(roots_with_evidence):
                 return self._finish(iterations, iteration.verdict, StopReason.ROOTS_REACHED)
             if not to_check:
@@ -227,36 +203,90 @@ class _Trail:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
 
     async def _decompose(self, text: str) -> list[str]:
-        """Queue-based decomposition: multi-part answers are split again, single parts are final."""
-        queue = [text]
-        seen = {text.strip().lower()}
-        final: list[str] = []
-        calls = 0
-        while queue and calls < self.config.max_decompositions:
-            part = queue.pop(0)
+        queue = DecompositionQueue(text, self.config.max_decompositions)
+        while (part := queue.next()) is not None:
             answer = await self._call(
                 "sub-claim decomposition", [], lambda part=part: self.verifier.decompose(part), None
             )
-            calls += 1
             if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
                 raise VerifierError(
                     f"claim {self.claim.id!r}: decompose returned {type(answer).__name__}, expected list[str]",
                     self.claim.id,
                 )
-            pieces = [p.strip() for p in answer if p.strip()]
-            if len(pieces) <= 1:
-                final.append(pieces[0] if pieces else part)
-                continue
-            for piece in pieces:
-                key = piece.lower()
-                if key not in seen:
-                    seen.add(key)
-                    queue.append(piece)
-        final.extend(queue)
-        return [p for p in _unique(final) if p.strip().lower() != text.strip().lower()]
+            queue.answer(part, answer)
+        return queue.sub_claims()
 
-    async def _select(self, batches: list[list[Sentence]], reselection: bool) -> tuple[_Evidence, list[BatchRecord]]:
-        """Run one Evidence Selection prompt per batch concurrently; keep only assigned ids."""
+    async def _iterate(
+        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
+    ) -> Iteration:
+        carried = [n for n in to_check if n in roots_with_evidence]
+        new = [n for n in to_check if n not in roots_with_evidence]
+        evidence, records = await self._select([self.dag.sentences(n) for n in new], reselection=False)
+        for root in carried:
+            for sentence in roots_with_evidence[root]:
+                evidence.add(sentence, "")
+        if not evidence:
+            return Iteration(
+                index=index,
+                checked=new,
+                carried_roots=carried,
+                nodes_with_evidence=[],
+                evidence=[],
+                context=evidence.context,
+                batches=records,
+                verdict=Verdict.NOT_FULLY_SUPPORTED,
+                reasoning=f"No sentence of the {len(new)} node(s) checked was selected as evidence.",
+                score=0.0,
+            )
+
+        # Over budget: re-select the summaries' evidence, then show the largest subset that fits.
+        # Nodes left out keep their evidence: the trail goes on from them.
+        evidence, reselections = await self._reselect(evidence, records)
+        excerpts, omitted = self.verdict_input.largest_fitting(self.verdict_input.excerpts(evidence))
+        result = await self._call(
+            "verdict generation",
+            [n for e in excerpts for n in e.nodes],
+            lambda: self.verifier.judge(self.claim, excerpts),
+            VerdictResult,
+        )
+        return Iteration(
+            index=index,
+            checked=new,
+            carried_roots=carried,
+            nodes_with_evidence=evidence.nodes,
+            evidence=evidence.flat(),
+            context=evidence.context,
+            batches=records,
+            excerpts=excerpts,
+            reselections=reselections,
+            omitted_from_verdict=omitted,
+            verdict=result.verdict,
+            reasoning=result.reasoning,
+            score=result.score,
+        )
+
+    async def _reselect(self, evidence: Evidence, records: list[BatchRecord]) -> tuple[Evidence, int]:
+        """While the summaries exceed their budget, run Evidence Selection again on the non-root
+        evidence only (roots have their own budget and are never read twice); stop when a pass
+        does not narrow it."""
+        reselections = 0
+        while (
+            self.verdict_input.summaries_too_long(self.verdict_input.excerpts(evidence))
+            and reselections < self.config.max_reselections
+        ):
+            pool = evidence.non_roots(self.dag.is_root)
+            narrowed, more = await self._select(pool, reselection=True)
+            reselections += 1
+            records.extend(more)
+            if not narrowed or len(narrowed.flat()) >= sum(map(len, pool)):
+                break
+            evidence = evidence.reselected(narrowed, self.dag.is_root)
+        return evidence, reselections
+
+    async def _select(self, nodes: list[list[Sentence]], reselection: bool) -> tuple[Evidence, list[BatchRecord]]:
+        """Evidence Selection over the nodes' sentences, one prompt per batch, run concurrently;
+        ids the verifier invents are discarded."""
+        batches = pack_nodes(nodes, self.config.max_sentences_per_prompt)
         answers = await _all(
             self._call(
                 "evidence reselection" if reselection else "evidence selection",
@@ -266,7 +296,7 @@ class _Trail:
             )
             for batch in batches
         )
-        evidence = _Evidence()
+        evidence = Evidence()
         records: list[BatchRecord] = []
         for batch, answer in zip(batches, answers, strict=True):
             assigned = {s.id: s for s in batch}
@@ -280,7 +310,7 @@ class _Trail:
             records.append(
                 BatchRecord(
                     node_ids=_unique(s.node_id for s in batch),
-                    shown=_ranges(batch),
+                    shown=ranges(batch),
                     selected=selected,
                     context=context,
                     discarded=discarded,
@@ -289,125 +319,6 @@ class _Trail:
                 )
             )
         return evidence, records
-
-    async def _iterate(
-        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
-    ) -> Iteration:
-        carried = [n for n in to_check if n in roots_with_evidence]
-        new = [n for n in to_check if n not in roots_with_evidence]
-        batches = pack_nodes([self.dag.sentences(n) for n in new], self.config.max_sentences_per_prompt)
-        evidence, records = await self._select(batches, reselection=False)
-        for root in carried:
-            for sentence in roots_with_evidence[root]:
-                evidence.add(sentence, "")
-        context = evidence.context
-
-        if not evidence.sentences:
-            return Iteration(
-                index=index,
-                checked=new,
-                carried_roots=carried,
-                nodes_with_evidence=[],
-                evidence=[],
-                context=context,
-                batches=records,
-                verdict=Verdict.NOT_FULLY_SUPPORTED,
-                reasoning=f"No sentence of the {len(new)} node(s) checked was selected as evidence.",
-                score=0.0,
-            )
-
-        reselections = 0
-        excerpts = self._excerpts(evidence)
-        while self._summaries_too_long(excerpts) and reselections < self.config.max_reselections:
-            pool = evidence.flat()
-            groups = [evidence.sentences[node_id] for node_id in evidence.sentences]
-            narrowed, more = await self._select(
-                pack_nodes(groups, self.config.max_sentences_per_prompt), reselection=True
-            )
-            reselections += 1
-            records.extend(more)
-            if not narrowed.sentences or len(narrowed.flat()) >= len(pool):
-                break
-            evidence = narrowed
-            excerpts = self._excerpts(evidence)
-
-        omitted: list[str] = []
-        if self._summaries_too_long(excerpts) or self._roots_too_long(excerpts):
-            excerpts, omitted = self._largest_fitting(excerpts)
-            evidence.drop(omitted)
-
-        result = await self._call(
-            "verdict generation",
-            [n for e in excerpts for n in e.nodes],
-            lambda: self.verifier.judge(self.claim, excerpts),
-            VerdictResult,
-        )
-        return Iteration(
-            index=index,
-            checked=new,
-            carried_roots=carried,
-            nodes_with_evidence=list(evidence.sentences),
-            evidence=evidence.flat(),
-            context=context,
-            batches=records,
-            excerpts=excerpts,
-            reselections=reselections,
-            omitted_from_verdict=omitted,
-            verdict=result.verdict,
-            reasoning=result.reasoning,
-            score=result.score,
-        )
-
-    def _excerpts(self, evidence: _Evidence) -> list[Excerpt]:
-        """Roots give their full text; other nodes their Evidence Selection summary, given once per
-        group of nodes that share it (or their selected sentences when there is no summary)."""
-        order: list[str | tuple[str, ...]] = []
-        groups: dict[tuple[str, ...], list[str]] = {}
-        for node_id, sentences in evidence.sentences.items():
-            if self.dag.is_root(node_id):
-                order.append(node_id)
-                continue
-            key = tuple(evidence.summaries.get(node_id) or [" ".join(s.text for s in sentences)])
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            groups[key].append(node_id)
-        return [
-            Excerpt(node_id=item, text=self.dag.node(item).text, is_root=True)
-            if isinstance(item, str)
-            else Excerpt(node_id=groups[item][0], text="\n".join(item), is_root=False, covers=groups[item])
-            for item in order
-        ]
-
-    def _excerpt_size(self, excerpt: Excerpt) -> int:
-        if excerpt.is_root:
-            return len(self.dag.sentences(excerpt.node_id))
-        return max(1, len(split_sentences(excerpt.text)))
-
-    def _summaries_too_long(self, excerpts: Sequence[Excerpt]) -> bool:
-        """Non-root evidence (summaries) has its own limit; re-selection can shrink it."""
-        size = sum(self._excerpt_size(e) for e in excerpts if not e.is_root)
-        return size > self.config.max_verdict_sentences
-
-    def _roots_too_long(self, excerpts: Sequence[Excerpt]) -> bool:
-        """Roots are given in full, bounded only by what a verdict prompt can hold."""
-        size = sum(self._excerpt_size(e) for e in excerpts if e.is_root)
-        return size > self.config.max_verdict_root_sentences
-
-    def _largest_fitting(self, excerpts: list[Excerpt]) -> tuple[list[Excerpt], list[str]]:
-        """The most excerpts that fit both verdict limits (smallest first); always at least one."""
-        budget = {False: self.config.max_verdict_sentences, True: self.config.max_verdict_root_sentences}
-        kept: set[str] = set()
-        for excerpt in sorted(excerpts, key=self._excerpt_size):
-            size = self._excerpt_size(excerpt)
-            if kept and size > budget[excerpt.is_root]:
-                continue
-            kept.add(excerpt.node_id)
-            budget[excerpt.is_root] -= size
-        return (
-            [e for e in excerpts if e.node_id in kept],
-            [n for e in excerpts if e.node_id not in kept for n in e.nodes],
-        )
 
     def _finish(self, iterations: list[Iteration], verdict: Verdict, reason: StopReason) -> ClaimResult:
         latest = iterations[-1]

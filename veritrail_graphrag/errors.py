@@ -15,6 +15,14 @@ class DagError(VeriTrailError):
         self.ids = list(ids or [])
 
 
+class TerminalError(VeriTrailError, ValueError):
+    """The node chosen to verify has no inputs (it is source text): there is nothing to trace it to."""
+
+    def __init__(self, message: str, node_id: str) -> None:
+        super().__init__(message)
+        self.node_id = node_id
+
+
 class VerifierError(VeriTrailError):
     """A verifier raised or answered something unusable while verifying a claim."""
 

@@ -20,15 +20,11 @@ def error_stages(
         return [], ""
     last_supported = next((it for it in reversed(iterations) if it.verdict is Verdict.FULLY_SUPPORTED), None)
     if last_supported is not None:
+        # Never roots only: a Fully Supported iteration on roots alone ends the traversal supported.
         stages = sorted({stage_of(n) for n in last_supported.nodes_with_evidence if not is_root(n)})
-        if stages:
-            return stages, (
-                f"iteration {last_supported.index} was the last Fully Supported one; its evidence came "
-                f"from non-root nodes at stage(s) {', '.join(map(str, stages))}"
-            )
-        return None, (
-            f"iteration {last_supported.index} was Fully Supported on root evidence only, so no "
-            "intermediate stage can be blamed"
+        return stages, (
+            f"iteration {last_supported.index} was the last Fully Supported one; its evidence came "
+            f"from non-root nodes at stage(s) {', '.join(map(str, stages))}"
         )
     if all(it.verdict is Verdict.NOT_FULLY_SUPPORTED for it in iterations):
         return [terminal_stage], "no intermediate output supported the claim: it first appears in the terminal"

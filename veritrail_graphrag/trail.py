@@ -34,13 +34,18 @@ class Iteration(BaseModel):
     index: int
     checked: list[str] = Field(description="node ids read by Evidence Selection in this iteration")
     carried_roots: list[str] = Field(default_factory=list, description="roots not re-read; evidence carried")
-    nodes_with_evidence: list[str]
+    nodes_with_evidence: list[str] = Field(
+        description="nodes that yielded evidence, carried roots included: the next candidates come from these"
+    )
     evidence: list[Sentence]
-    context: list[Sentence] = Field(default_factory=list)
+    context: list[Sentence] = Field(default_factory=list, description="sentences named as context for the evidence")
     batches: list[BatchRecord] = Field(default_factory=list)
     excerpts: list[Excerpt] = Field(default_factory=list, description="the Verdict Generation input")
     reselections: int = 0
-    omitted_from_verdict: list[str] = Field(default_factory=list)
+    omitted_from_verdict: list[str] = Field(
+        default_factory=list,
+        description="nodes with evidence left out of the verdict input for its size; still part of the trail",
+    )
     verdict: Verdict
     reasoning: str = ""
     score: float | None = None
