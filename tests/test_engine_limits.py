@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from scripted import ScriptedVerifier
 
-from veritrail_graphrag import DAG, Claim, TrailConfig, Verdict, VerifierError, VeriTrail
+from veritrail_graphrag import DAG, Claim, ClaimsError, TrailConfig, Verdict, VerifierError, VeriTrail
 from veritrail_graphrag.batching import pack_nodes
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.verifiers import EvidenceSelection, VerdictResult
@@ -254,3 +254,11 @@ def test_a_failing_claim_stops_its_sibling_calls() -> None:
             star(4, 1), Claim(id="c", text="M")
         )
     assert finished == []
+
+
+def test_duplicate_claim_ids_are_refused_before_any_call() -> None:
+    verifier = ScriptedVerifier("MARK")
+    claims = [Claim(id=i, text="MARK") for i in ("a", "b", "a", "c", "b", "a")]
+    with pytest.raises(ClaimsError, match=r"duplicate claim ids: 'a', 'b'$"):
+        asyncio.run(VeriTrail(verifier).averify_many(star(1, 1), claims))
+    assert verifier.decompose_calls == [] and verifier.selection_calls == []

@@ -9,7 +9,9 @@ instead of being re-read.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -93,10 +95,9 @@ class VeriTrail:
         the first failing claim cancels the others; with it, a claim whose verifier failed is
         reported there, left out of the results, and the other claims go on.
         """
-        seen: set[str] = set()
-        duplicates = [c.id for c in claims if c.id in seen or seen.add(c.id)]
+        duplicates = [claim_id for claim_id, n in Counter(c.id for c in claims).items() if n > 1]
         if duplicates:
-            raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, _unique(duplicates)))}")
+            raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, duplicates))}")
         if isinstance(terminal, Mapping):
             missing = [c.id for c in claims if c.id not in terminal]
             if missing:
@@ -205,9 +206,7 @@ class _Trail:
     async def _decompose(self, text: str) -> list[str]:
         queue = DecompositionQueue(text, self.config.max_decompositions)
         while (part := queue.next()) is not None:
-            answer = await self._call(
-                "sub-claim decomposition", [], lambda part=part: self.verifier.decompose(part), None
-            )
+            answer = await self._call("sub-claim decomposition", [], partial(self.verifier.decompose, part), None)
             if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
                 raise VerifierError(
                     f"claim {self.claim.id!r}: decompose returned {type(answer).__name__}, expected list[str]",
@@ -291,7 +290,7 @@ class _Trail:
             self._call(
                 "evidence reselection" if reselection else "evidence selection",
                 _unique(s.node_id for s in batch),
-                lambda batch=batch: self.verifier.select_evidence(self.claim, batch),
+                partial(self.verifier.select_evidence, self.claim, batch),
                 EvidenceSelection,
             )
             for batch in batches
