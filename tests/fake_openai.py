@@ -2,7 +2,9 @@
 
 It listens on 127.0.0.1 (a free port), answers from a Python callable keyed on the request, and
 can misbehave on purpose: latency, 429 with Retry-After, 5xx, hangs past the client's timeout,
-dropped connections, truncated or malformed bodies, and 400s for `response_format`. Going
+dropped connections, truncated or malformed bodies, answers cut at `max_tokens` (`Cut`), and
+refusals of answer formats it does not take (`formats`, refused with `format_status`: 400, 422,
+or 500 as llama-cpp-python does for `json_schema`). Going
 through a real socket is the point: the retry code sees exactly the exceptions the openai SDK
 raises in production, not mocks of them.
 
@@ -50,7 +52,14 @@ class Scored:
         return self.top or {self.text: 1.0}
 
 
-Answer = str | dict[str, Any] | list[Any] | Scored
+@dataclass(frozen=True)
+class Cut:
+    """An answer the server stopped at `max_tokens`: sent with finish_reason "length"."""
+
+    text: str
+
+
+Answer = str | dict[str, Any] | list[Any] | Scored | Cut
 Responder = Callable[[dict[str, Any]], Answer]
 _GOLDEN = (math.sqrt(5) - 1) / 2
 FaultKind = Literal["rate_limit", "server_error", "hang", "drop", "truncate", "malformed_json", "bad_request"]
@@ -207,10 +216,16 @@ def draw(scored: Scored, position: int) -> str:
     return items[-1][0]
 
 
-def completion_body(request: dict[str, Any], text: str, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
+def completion_body(
+    request: dict[str, Any], text: str, logprobs: dict[str, Any] | None = None, finish_reason: str = "stop"
+) -> dict[str, Any]:
     """A chat.completion object; token counts are chars/4 so tests can predict them."""
     prompt_chars = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
-    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+    choice: dict[str, Any] = {
+        "index": 0,
+        "finish_reason": finish_reason,
+        "message": {"role": "assistant", "content": text},
+    }
     choice["logprobs"] = logprobs
     return {
         "id": "chatcmpl-fake",
@@ -248,6 +263,8 @@ class FakeOpenAI:
         latency: float = 0.0,
         faults: Iterable[Fault | None] = (),
         reject_response_format: bool = False,
+        formats: Iterable[str] | None = None,
+        format_status: int = 400,
         report_usage: bool = True,
         logprobs: bool = True,
         reject_logprobs: bool = False,
@@ -255,6 +272,8 @@ class FakeOpenAI:
         self.responder = responder
         self.latency = latency
         self.reject_response_format = reject_response_format
+        self.formats = None if formats is None else frozenset(formats)
+        self.format_status = format_status
         self.report_usage = report_usage
         self.logprobs = logprobs
         self.reject_logprobs = reject_logprobs
@@ -335,20 +354,33 @@ class FakeOpenAI:
             fault = self._faults.popleft() if self._faults else None
             record.fault = fault
             self.requests.append(record)
-        if fault is None and self.reject_response_format and "response_format" in record.body:
-            return Fault("bad_request", status=400)
+        if fault is None and "response_format" in record.body and not self.takes(record.body["response_format"]):
+            return Fault("bad_request", status=self.format_status)
         if fault is None and self.reject_logprobs and record.body.get("logprobs"):
             return Fault("bad_request", status=400)
         return fault
 
-    def _answer(self, body: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-        """The answer's text, and its `logprobs` object when asked for and this server gives them."""
+    def takes(self, answer_format: dict[str, Any]) -> bool:
+        """Whether this server accepts `response_format`: by its kind, "json_object_schema" being
+        `{"type": "json_object", "schema": ...}` (llama-cpp-python's grammar-constrained JSON)."""
+        if self.reject_response_format:
+            return False
+        kind = answer_format.get("type", "")
+        if kind == "json_object" and "schema" in answer_format:
+            kind = "json_object_schema"
+        return self.formats is None or kind in self.formats
+
+    def _answer(self, body: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
+        """The answer's text, its `logprobs` object when asked for and this server gives them, and
+        the finish reason."""
         try:
             answer = self.responder(body)
         except Exception as exc:  # surfaced to the test through `errors`
             with self._lock:
                 self.errors.append(f"{type(exc).__name__}: {exc}")
             raise
+        if isinstance(answer, Cut):
+            return answer.text, None, "length"
         if not isinstance(answer, Scored):
             text = answer if isinstance(answer, str) else json.dumps(answer)
             answer = Scored(text)
@@ -360,8 +392,8 @@ class FakeOpenAI:
                 self._draws[key] = position + 1
             text = draw(answer, position)
         if not (self.logprobs and body.get("logprobs")):
-            return text, None
-        return text, logprobs_body(answer, text, int(body.get("top_logprobs") or 1))
+            return text, None, "stop"
+        return text, logprobs_body(answer, text, int(body.get("top_logprobs") or 1)), "stop"
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -404,11 +436,11 @@ class FakeOpenAI:
                 if fault is not None and self._misbehave(fault, body):
                     return
                 try:
-                    text, logprobs = server._answer(body)
+                    text, logprobs, finish_reason = server._answer(body)
                 except Exception as exc:
                     self._json(500, {"error": {"message": f"responder failed: {exc}"}})
                     return
-                payload = completion_body(body, text, logprobs)
+                payload = completion_body(body, text, logprobs, finish_reason)
                 if not server.report_usage:
                     del payload["usage"]
                 self._json(200, payload)
@@ -422,11 +454,12 @@ class FakeOpenAI:
                     self._json(fault.status, {"error": {"message": "boom", "type": "server_error"}})
                 elif fault.kind == "bad_request":
                     param = "logprobs" if server.reject_logprobs and body.get("logprobs") else "response_format"
+                    detail = f" type {body[param].get('type')!r}" if param == "response_format" else ""
                     self._json(
-                        400,
+                        fault.status,
                         {
                             "error": {
-                                "message": f"{param} is not supported",
+                                "message": f"{param}{detail} is not supported",
                                 "type": "invalid_request_error",
                                 "param": param,
                             }

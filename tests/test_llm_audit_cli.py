@@ -117,3 +117,22 @@ def test_a_claim_without_a_readable_answer_is_reported_not_guessed(project: Path
     assert retried.exit_code == 0, retried.output
     again = _report(project)
     assert again["failed"] == [] and again["resumed_claims"] == len(report["results"])
+
+
+def test_a_sentence_whose_claims_cannot_be_extracted_fails_alone(project: Path, fake_openai: FakeOpenAI) -> None:
+    from fake_openai import PromptView, default_responder
+
+    def responder(request: dict) -> object:
+        view = PromptView.of(request)
+        if view.task == "claim extraction" and "orphanage" in view.blocks.get("target", ""):
+            return "Sorry, I cannot help with that."
+        return default_responder(request)
+
+    fake_openai.responder = responder
+    result = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm"])
+    assert result.exit_code == 3, result.output
+    report = _report(project)
+    [failure] = report["failed"]
+    assert failure["claim"]["id"].startswith("sentence-") and "orphanage" in failure["claim"]["text"]
+    assert "claim extraction failed" in failure["error"]
+    assert report["results"] and all("orphanage" not in r["claim"]["text"] for r in report["results"])

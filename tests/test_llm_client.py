@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, Fault
+from fake_openai import Cut, FakeOpenAI, Fault
 
 from veritrail_graphrag.errors import LLMError
 from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache, cache_key
@@ -19,6 +19,7 @@ from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.parsing import parse_decomposition
 from veritrail_graphrag.llm.prompts import decomposition_prompt
 from veritrail_graphrag.llm.retry import RetryPolicy, retry_after_seconds
+from veritrail_graphrag.llm.structured import Rung
 
 pytest_plugins = ["fake_openai"]
 
@@ -140,13 +141,79 @@ async def test_authentication_failure_is_not_retried_and_names_the_key(fake_open
     await llm.aclose()
 
 
-async def test_rejected_response_format_falls_back_to_plain_json_once(fake_openai: FakeOpenAI) -> None:
+async def test_an_endpoint_without_structured_output_walks_the_ladder_down_once(fake_openai: FakeOpenAI) -> None:
     fake_openai.reject_response_format = True
     llm = client(fake_openai, structured_output=True)
     assert await llm.complete(PROMPT, parse_decomposition) == EXPECTED
     assert await llm.complete(decomposition_prompt("A is B"), parse_decomposition) == ["A is B"]
-    sent = [("response_format" in r.body) for r in fake_openai.requests]
-    assert sent == [True, False, False]
+    sent = [r.body.get("response_format", {}).get("type") for r in fake_openai.requests]
+    assert sent == ["json_schema", "json_object", "json_object", None, None]
+    assert llm.rung is Rung.TEXT
+    await llm.aclose()
+
+
+@pytest.mark.parametrize(
+    ("formats", "status", "rungs"),
+    [
+        # llama-cpp-python: json_schema answered with a 500 naming it; json_object + schema works
+        ({"json_object_schema", "json_object"}, 500, ["json_schema", "json_object_schema"]),
+        ({"json_object"}, 422, ["json_schema", "json_object_schema", "json_object"]),
+        ({"json_schema"}, 400, ["json_schema"]),
+    ],
+)
+async def test_the_ladder_stops_at_the_first_format_the_endpoint_takes_and_remembers_it(
+    fake_openai: FakeOpenAI, tmp_path: Path, formats: set[str], status: int, rungs: list[str]
+) -> None:
+    fake_openai.formats, fake_openai.format_status = frozenset(formats), status
+    cache_path = tmp_path / "cache.sqlite"
+    llm = client(fake_openai, cache_path=cache_path)
+    assert await llm.complete(PROMPT, parse_decomposition) == EXPECTED
+    sent = [r.body["response_format"] for r in fake_openai.requests]
+    assert [f["type"] + ("_schema" if "schema" in f else "") for f in sent] == rungs
+    if "schema" in sent[-1]:
+        assert sent[-1]["schema"]["properties"]["parts"]["maxItems"] > 0  # the bounded schema, not the strict subset
+    await llm.aclose()
+
+    fake_openai.reset()
+    again = client(fake_openai, cache_path=cache_path)  # a later run starts on the rung that worked
+    assert await again.complete(decomposition_prompt("A is B"), parse_decomposition) == ["A is B"]
+    [request] = fake_openai.requests
+    assert again.rung.value == rungs[-1] and request.body["response_format"] == sent[-1]
+    await again.aclose()
+
+
+async def test_a_plain_server_error_is_retried_not_taken_for_a_format_refusal(fake_openai: FakeOpenAI) -> None:
+    llm = client(fake_openai)
+    fake_openai.schedule([Fault("server_error", status=500)])
+    assert await llm.complete(PROMPT, parse_decomposition) == EXPECTED
+    assert [r.body["response_format"]["type"] for r in fake_openai.requests] == ["json_schema", "json_schema"]
+    assert llm.rung is Rung.JSON_SCHEMA
+    await llm.aclose()
+
+
+async def test_concurrent_refusals_step_down_one_rung(fake_openai: FakeOpenAI) -> None:
+    fake_openai.formats, fake_openai.format_status = frozenset({"json_object_schema"}), 500
+    fake_openai.latency = 0.05
+    llm = client(fake_openai)
+    prompts = [decomposition_prompt(f"A{i} is B") for i in range(8)]
+    await asyncio.gather(*(llm.complete(p, parse_decomposition) for p in prompts))
+    assert llm.rung is Rung.JSON_OBJECT_SCHEMA
+    await llm.aclose()
+
+
+async def test_an_answer_cut_at_max_tokens_is_repaired_then_resampled_and_counted(fake_openai: FakeOpenAI) -> None:
+    answers = iter([Cut('{"parts": ["A is red", "B is bl'), Cut('{"parts": ["A'), {"parts": EXPECTED}])
+    fake_openai.responder = lambda request: next(answers)
+    llm = client(fake_openai, parse_attempts=3, seed=7)
+    assert await llm.complete(PROMPT, parse_decomposition) == EXPECTED
+    first, repair, resample = (r.body for r in fake_openai.requests)
+    assert first["max_tokens"] == PROMPT.max_tokens
+    assert "cut off at max_tokens" in repair["messages"][-1]["content"]
+    assert '"maxItems"' in repair["messages"][-1]["content"]  # the schema is shown with the problem
+    assert resample["messages"] == first["messages"]
+    assert resample["temperature"] > 0 and resample["seed"] != first["seed"]
+    usage = llm.ledger.total()
+    assert (usage.truncated_answers, usage.repair_calls, usage.resample_calls, usage.calls) == (2, 1, 1, 3)
     await llm.aclose()
 
 

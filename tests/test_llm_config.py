@@ -149,7 +149,7 @@ def test_graphrag_0x_llm_block_with_compatible_server(tmp_path: Path) -> None:
     )
     config = resolve_llm_config(root, {}, environ={})
     assert (config.provider, config.model, config.base_url) == ("openai", "llama3", "http://localhost:8000/v1")
-    assert not config.uses_structured_output
+    assert config.structured_output == "auto" and not config.strict_schema_subset  # the ladder, bounds kept
 
 
 def test_litellm_providers_map_to_compatible_endpoints(tmp_path: Path) -> None:
@@ -224,6 +224,11 @@ def test_environment_only_configuration() -> None:
     }
     config = resolve_llm_config(None, {}, environ=env)
     assert config.uses_structured_output and config.requests_per_minute == 60 and not config.cache
+    assert config.structured_output == "auto"
+    for word, value in (("false", "text"), ("json_object_schema", "json_object_schema"), ("auto", "auto")):
+        assert resolve_llm_config(None, {}, environ={**env, "VERITRAIL_STRUCTURED_OUTPUT": word}).structured_output == value
+    with pytest.raises(LLMConfigError, match="structured_output"):
+        resolve_llm_config(None, {}, environ={**env, "VERITRAIL_STRUCTURED_OUTPUT": "grammar"})
 
 
 def test_official_openai_needs_a_key_local_servers_do_not(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from veritrail_graphrag.llm.kinds import CallKind
@@ -13,7 +14,8 @@ from veritrail_graphrag.llm.prompts import (
     evidence_prompt,
     verdict_prompt,
 )
-from veritrail_graphrag.llm.schemas import ANSWER_MODELS, response_format
+from veritrail_graphrag.llm.schemas import ANSWER_MODELS, answer_schema, max_tokens_for
+from veritrail_graphrag.llm.structured import Rung, response_format_for
 from veritrail_graphrag.models import Claim, Excerpt, Sentence
 
 CLAIM = Claim(id="c1", text="Acme Corp opened a plant in Lyon.", sub_claims=["Acme Corp opened a plant."])
@@ -37,12 +39,39 @@ def test_every_kind_has_a_system_prompt_an_answer_model_and_a_strict_schema() ->
     assert set(SYSTEM_PROMPTS) == set(ANSWER_MODELS) == set(CallKind) - {CallKind.ENTAILMENT}  # one-word answers
     for kind in SYSTEM_PROMPTS:
         assert SYSTEM_PROMPTS[kind].startswith(f"Task: {kind.label}.")
-        schema = response_format(kind)["json_schema"]
+        answer_format = response_format_for(Rung.JSON_SCHEMA, kind.value, answer_schema(kind), strict_subset=True)
+        assert answer_format is not None
+        schema = answer_format["json_schema"]
         assert schema["strict"] is True and schema["name"] == kind.value
         body = schema["schema"]
         assert body["additionalProperties"] is False
         assert body["required"] == list(ANSWER_MODELS[kind].model_fields)
         assert "default" not in str(body) and "title" not in body
+        assert "maxLength" not in str(body) and "maxItems" not in str(body)  # OpenAI's strict subset
+
+
+def test_every_string_and_list_of_an_answer_is_bounded_and_max_tokens_covers_the_bounds() -> None:
+    for kind in ANSWER_MODELS:
+        schema = answer_schema(kind, labels=7)
+        for name, prop in schema["properties"].items():
+            if prop.get("type") == "string" and "enum" not in prop:
+                assert prop["maxLength"] > 0, (kind, name)
+            if prop.get("type") == "array":
+                assert prop["maxItems"] > 0 and prop["items"]["maxLength"] > 0, (kind, name)
+        assert max(int(n) for n in re.findall(r'"maxLength": (\d+)', json.dumps(schema))) <= 1000  # llama.cpp's limit
+        budget_chars = sum(
+            p.get("maxLength", 0) + p.get("maxItems", 0) * p.get("items", {}).get("maxLength", 0)
+            for p in schema["properties"].values()
+        )
+        assert max_tokens_for(schema) * 3 >= budget_chars
+    evidence = answer_schema(CallKind.EVIDENCE_SELECTION, labels=7)["properties"]
+    assert evidence["selected"]["maxItems"] == evidence["context"]["maxItems"] == 7
+
+
+def test_evidence_prompts_bound_the_labels_to_those_shown() -> None:
+    prompt = evidence_prompt(CLAIM, SentenceLabels(batch()))
+    assert prompt.answer_schema is not None and prompt.max_tokens == max_tokens_for(prompt.answer_schema)
+    assert prompt.answer_schema["properties"]["selected"]["maxItems"] == len(batch())
 
 
 def test_evidence_prompt_uses_short_labels_grouped_by_node_and_never_the_ids() -> None:

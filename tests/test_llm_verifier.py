@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, Fault, PromptView, overlap_oracle
+from fake_openai import FakeOpenAI, Fault, PromptView, default_responder, overlap_oracle
 
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
@@ -307,8 +307,9 @@ async def test_evidence_sampling_keeps_sentences_enough_samples_agree_on(fake_op
 async def test_extract_claims_per_sentence_with_context(fake_openai: FakeOpenAI) -> None:
     v = verifier(fake_openai)
     answer = "## Exports\n\nOradell exports copper. Does it export tin? Oradell exports copper. Farmers grow rice."
-    claims = await v.extract_claims(answer, question="What does Oradell export?")
-    assert [(c.id, c.text, c.sentence) for c in claims] == [
+    extraction = await v.extract_claims(answer, question="What does Oradell export?")
+    assert not extraction.failed
+    assert [(c.id, c.text, c.sentence) for c in extraction.claims] == [
         ("c1", "Oradell exports copper.", 1),  # the first of the two sentences that say it
         ("c2", "Farmers grow rice.", 4),
     ]
@@ -322,6 +323,24 @@ async def test_extract_claims_per_sentence_with_context(fake_openai: FakeOpenAI)
         "Oradell exports copper.",
     ]
     assert v.usage.by_key()[EXTRACTION_USAGE_KEY].calls == 5
+
+
+async def test_a_sentence_without_a_readable_extraction_is_listed_and_the_others_go_on(
+    fake_openai: FakeOpenAI,
+) -> None:
+    def responder(request: dict[str, Any]) -> Any:
+        view = PromptView.of(request)
+        if "tin" in view.blocks["target"]:
+            return "I cannot say."  # never JSON, whatever the retries
+        return default_responder(request)
+
+    fake_openai.responder = responder
+    v = verifier(fake_openai)
+    extraction = await v.extract_claims("Oradell exports copper. Oradell exports tin. Farmers grow rice.")
+    assert [c.text for c in extraction.claims] == ["Oradell exports copper.", "Farmers grow rice."]
+    [failure] = extraction.failed
+    assert (failure.sentence, failure.text) == (1, "Oradell exports tin.")
+    assert "could not be read" in failure.error
 
 
 async def test_decomposition_usage_follows_sub_claims_to_their_claim(fake_openai: FakeOpenAI) -> None:

@@ -25,10 +25,10 @@ from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import VerifierError
 from veritrail_graphrag.files import atomic_write_text
-from veritrail_graphrag.models import Claim
+from veritrail_graphrag.models import Claim, ClaimExtraction
 from veritrail_graphrag.report import AuditReport, ClaimFailure, render_markdown, summarize
 from veritrail_graphrag.trail import ClaimResult
-from veritrail_graphrag.verifiers.registry import verifier_settings
+from veritrail_graphrag.verifiers.registry import settings_after_run, verifier_settings
 
 
 class CheckpointHeader(BaseModel):
@@ -109,24 +109,34 @@ class Checkpoint:
 
 async def extract_claims(
     verifier: object, dag: DAG, terminals: list[str], question: str | None
-) -> tuple[list[Claim], dict[str, str]]:
+) -> tuple[list[Claim], dict[str, str], list[ClaimFailure]]:
     """Claims of each terminal: the verifier's own extractor when it has one (the LLM's
     Claimify-style extraction), else one claim per sentence. Ids are prefixed by the terminal
-    when there are several, so they stay unique."""
+    when there are several, so they stay unique. Sentences the extractor could not read come back
+    as failures (named `sentence-N`), so the audit goes on and a re-run retries them."""
     extractor = getattr(verifier, "extract_claims", None)
     claims: list[Claim] = []
     where: dict[str, str] = {}
+    failures: list[ClaimFailure] = []
     for terminal in terminals:
+        prefix = f"{terminal}/" if len(terminals) > 1 else ""
         if extractor is None:
             found = sentence_claims(dag, terminal)
         else:
-            found = await extractor(dag.node(terminal).text, question)
-            if len(terminals) > 1:
-                found = [c.model_copy(update={"id": f"{terminal}/{c.id}"}) for c in found]
+            extraction: ClaimExtraction = await extractor(dag.node(terminal).text, question)
+            found = [c.model_copy(update={"id": prefix + c.id}) for c in extraction.claims]
+            failures += [
+                ClaimFailure(
+                    claim=Claim(id=f"{prefix}sentence-{f.sentence + 1}", text=f.text, sentence=f.sentence),
+                    terminal=terminal,
+                    error=f"claim extraction failed for this sentence: {f.error}",
+                )
+                for f in extraction.failed
+            ]
         for claim in found:
             claims.append(claim)
             where[claim.id] = terminal
-    return claims, where
+    return claims, where, failures
 
 
 def checkpoint_path(report_path: Path) -> Path:
@@ -147,6 +157,7 @@ async def run_audit(
     on_result: Callable[[ClaimResult], None] | None = None,
     usage: Callable[[], dict[str, Any]] | None = None,
     citations: Mapping[str, Sequence[SentenceCitations]] | None = None,
+    extraction_failures: Sequence[ClaimFailure] = (),
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically.
 
@@ -182,13 +193,14 @@ async def run_audit(
     if citations:
         results = attach_citations(results, citations)
     failures.sort(key=lambda f: [c.id for c in claims].index(f.claim.id))
+    failures = [*extraction_failures, *failures]
 
     report = AuditReport(
         tool_version=__version__,
         source=source,
         terminals=[terminal] if isinstance(terminal, str) else list(dict.fromkeys(terminal[c.id] for c in claims)),
         verifier=verifier_name,
-        verifier_settings=settings,
+        verifier_settings=settings_after_run(engine.verifier),
         config=engine.config,
         dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
         summary=summarize(results, len(dag), failed=len(failures)),

@@ -22,7 +22,7 @@ from veritrail_graphrag.engine import VeriTrail, resolve_terminal
 from veritrail_graphrag.errors import AdapterError, VeriTrailError
 from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
-from veritrail_graphrag.report import AuditReport, claims_table
+from veritrail_graphrag.report import AuditReport, ClaimFailure, claims_table
 from veritrail_graphrag.targets import (
     AuditTarget,
     file_target,
@@ -45,6 +45,13 @@ Model = Annotated[str | None, typer.Option(help="LLM: model or Azure deployment 
 BaseUrl = Annotated[str | None, typer.Option(help="LLM: OpenAI-compatible base URL or Azure endpoint.")]
 Provider = Annotated[str | None, typer.Option(help="LLM: openai (any compatible server) or azure.")]
 ApiVersion = Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")]
+LocalModel = Annotated[
+    str | None,
+    typer.Option(
+        metavar="PATH.gguf|smollm2",
+        help="LLM: serve this GGUF with llama-cpp-python for the run (extra 'local'); smollm2 = the bundled tiny model.",
+    ),
+]
 Samples = Annotated[int, typer.Option(min=1, help="LLM: samples per Evidence Selection and verdict call.")]
 MinAgreement = Annotated[int, typer.Option(min=1, help="LLM: samples that must agree (confidence scores).")]
 Concurrency = Annotated[
@@ -116,15 +123,18 @@ async def _run(
     resume: bool,
 ) -> AuditReport:
     verifier = make_verifier(verifier_name, options)
+    extraction_failures: list[ClaimFailure] = []
     try:
         if claims is None:
-            found, terminal = await extract_claims(verifier, target.dag, target.terminals, target.question)
+            found, terminal, extraction_failures = await extract_claims(
+                verifier, target.dag, target.terminals, target.question
+            )
             claims = found
         elif len(target.terminals) == 1:
             terminal = target.terminals[0]
         else:
             raise _fail("--claims needs a single terminal")
-        if not claims:
+        if not claims and not extraction_failures:
             raise _fail(f"no claims: {', '.join(target.terminals)} has no sentence with verifiable content")
         with _progress(len(claims)) as progress:
             task = progress.add_task("claims", total=len(claims))
@@ -141,6 +151,7 @@ async def _run(
                 on_result=lambda _: progress.advance(task),
                 usage=lambda: _usage(verifier),
                 citations=target.citations,
+                extraction_failures=extraction_failures,
             )
     finally:
         close = getattr(verifier, "aclose", None)
@@ -224,12 +235,14 @@ def _setup(
     base_url: str | None = None,
     provider: str | None = None,
     api_version: str | None = None,
+    local_model: str | None = None,
     samples: int = 1,
     min_agreement: int = 1,
 ) -> tuple[VerifierOptions, TrailConfig]:
     """Verifier options and traversal settings from the flags; LLM flags with the lexical verifier
     are refused rather than ignored, and concurrency defaults to the LLM settings' own."""
     llm_flags = {"--model": model, "--base-url": base_url, "--provider": provider, "--api-version": api_version}
+    llm_flags["--local-model"] = local_model
     llm_flags |= {
         "--samples": samples if samples != 1 else None,
         "--min-agreement": min_agreement if min_agreement != 1 else None,
@@ -239,7 +252,7 @@ def _setup(
         raise _fail(f"{', '.join(given)} apply to --verifier llm only")
     options = VerifierOptions(
         root=root, model=model, base_url=base_url, provider=provider, api_version=api_version,
-        concurrency=concurrency, samples=samples, min_agreement=min_agreement,
+        local_model=local_model, concurrency=concurrency, samples=samples, min_agreement=min_agreement,
     )  # fmt: skip
     if concurrency is None and verifier == "llm":
         from veritrail_graphrag.llm.config import resolve_llm_config
@@ -267,6 +280,7 @@ def verify(
     base_url: BaseUrl = None,
     provider: Provider = None,
     api_version: ApiVersion = None,
+    local_model: LocalModel = None,
     samples: Samples = 1,
     min_agreement: MinAgreement = 1,
     resume: Resume = True,
@@ -289,7 +303,7 @@ def verify(
         target = AuditTarget(dag, [start], dag_path.parent, str(dag_path), dag.metadata.get("question"))
         options, config = _setup(
             verifier, None, q=q, concurrency=concurrency, max_sentences_per_prompt=max_sentences_per_prompt,
-            model=model, base_url=base_url, provider=provider, api_version=api_version,
+            model=model, base_url=base_url, provider=provider, api_version=api_version, local_model=local_model,
             samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
         report_path = out or dag_path.with_name(dag_path.stem + ".report.json")
@@ -325,6 +339,7 @@ def audit(
     base_url: BaseUrl = None,
     provider: Provider = None,
     api_version: ApiVersion = None,
+    local_model: LocalModel = None,
     samples: Samples = 1,
     min_agreement: MinAgreement = 1,
     resume: Resume = True,
@@ -350,7 +365,7 @@ def audit(
         claims = load_claims(claims_path) if claims_path is not None else None
         options, config = _setup(
             verifier, target.project_root, q=q, concurrency=concurrency, model=model, base_url=base_url,
-            provider=provider, api_version=api_version, samples=samples, min_agreement=min_agreement,
+            provider=provider, api_version=api_version, local_model=local_model, samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
         report_path = target.out_dir / "report.json"
         _audit(target, claims, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
@@ -373,6 +388,7 @@ def audit_index(
     base_url: BaseUrl = None,
     provider: Provider = None,
     api_version: ApiVersion = None,
+    local_model: LocalModel = None,
     samples: Samples = 1,
     min_agreement: MinAgreement = 1,
     resume: Resume = True,
@@ -387,7 +403,7 @@ def audit_index(
         target = graphrag_index_target(root, reports=count, communities=chosen)
         options, config = _setup(
             verifier, target.project_root, q=q, concurrency=concurrency, model=model, base_url=base_url,
-            provider=provider, api_version=api_version, samples=samples, min_agreement=min_agreement,
+            provider=provider, api_version=api_version, local_model=local_model, samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
         report_path = target.out_dir / "report.json"
         _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", resume, dry_run)
@@ -410,6 +426,7 @@ def query(
     base_url: BaseUrl = None,
     provider: Provider = None,
     api_version: ApiVersion = None,
+    local_model: LocalModel = None,
 ) -> None:
     """Run GraphRAG's global search with a recorder, save the whole run beside the index, audit it."""
     if method != "global":
@@ -441,7 +458,7 @@ def query(
             return
         options, config = _setup(
             verifier, target.project_root, q=q, concurrency=concurrency, model=model, base_url=base_url,
-            provider=provider, api_version=api_version,
+            provider=provider, api_version=api_version, local_model=local_model,
         )  # fmt: skip
         report_path = target.out_dir / "report.json"
         _audit(target, None, verifier, options, config, report_path, target.out_dir / "report.md", True, False)

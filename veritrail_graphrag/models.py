@@ -30,6 +30,21 @@ class Claim(BaseModel):
     )
 
 
+class SentenceFailure(BaseModel):
+    """A sentence of the output whose claims could not be extracted (no readable model answer)."""
+
+    sentence: int = Field(ge=0)
+    text: str
+    error: str
+
+
+class ClaimExtraction(BaseModel):
+    """The claims a verifier extracted from an output, and the sentences it could not read."""
+
+    claims: list[Claim]
+    failed: list[SentenceFailure] = Field(default_factory=list)
+
+
 class Sentence(BaseModel):
     """One sentence of a node. `id` is stable: the node id and the sentence's position."""
 

@@ -57,6 +57,5 @@ def entailment_prompt(claim: str, spans: Sequence[Span], withheld: frozenset[str
             ChatMessage(role="system", content=ENTAILMENT_SYSTEM),
             ChatMessage(role="user", content=blocks.render()),
         ),
-        structured=False,
         repair=ENTAILMENT_REPAIR,
     )

@@ -116,6 +116,9 @@ def eval_command(
     base_url: Annotated[str | None, typer.Option(help="LLM: OpenAI-compatible base URL.")] = None,
     provider: Annotated[str | None, typer.Option(help="LLM: openai or azure.")] = None,
     api_version: Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")] = None,
+    local_model: Annotated[
+        str | None, typer.Option(metavar="PATH.gguf|smollm2", help="LLM: serve this GGUF locally for the run.")
+    ] = None,
     samples: Annotated[int, typer.Option(min=1, help="LLM: samples per call (confidence scores).")] = 1,
     min_agreement: Annotated[int, typer.Option(min=1, help="LLM: samples that must agree.")] = 1,
 ) -> None:
@@ -124,7 +127,7 @@ def eval_command(
     try:
         data_dir = resolve_data_dir(data)
         options = VerifierOptions(
-            model=model, base_url=base_url, provider=provider, api_version=api_version,
+            model=model, base_url=base_url, provider=provider, api_version=api_version, local_model=local_model,
             samples=samples, min_agreement=min_agreement,
         )  # fmt: skip
         report = run_eval_command(benchmark, verifier, split, limit, data_dir, out, options=options, show_progress=True)

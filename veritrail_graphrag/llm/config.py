@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.llm.local_server import local_alias, resolve_model_path
 from veritrail_graphrag.llm.retry import RetryPolicy
 from veritrail_graphrag.llm.settings_yaml import Unresolved, read_graphrag_settings
 from veritrail_graphrag.llm.usage import ModelPrice
@@ -25,6 +26,9 @@ from veritrail_graphrag.llm.usage import ModelPrice
 ENV_PREFIX = "VERITRAIL_"
 TOML_NAME = "veritrail.toml"
 _OFFICIAL_HOSTS = ("api.openai.com",)
+_TRUE = frozenset({"true", "on", "yes", "1"})
+_FALSE = frozenset({"false", "off", "no", "0"})
+StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "text"]
 
 
 class LLMConfig(BaseModel):
@@ -44,9 +48,15 @@ class LLMConfig(BaseModel):
     api_version: str | None = Field(default=None, description="Azure OpenAI API version")
     azure_deployment: str | None = Field(default=None, description="Azure deployment (default: the model name)")
     auth_method: Literal["api_key", "azure_managed_identity"] = "api_key"
-    structured_output: bool | None = Field(
-        default=None, description="ask for JSON-schema answers; None = on for OpenAI and Azure, off elsewhere"
+    structured_output: StructuredOutput = Field(
+        default="auto",
+        description="answer format: 'auto' walks json_schema -> json_object_schema -> json_object -> text as the "
+        "endpoint rejects each; a rung name starts there; true = auto, false = text",
     )
+    local_model: str | None = Field(
+        default=None, description="a GGUF file served by llama-cpp-python for this run, or 'smollm2' (extra 'local')"
+    )
+    local_context: int = Field(default=8192, ge=512, description="n_ctx of the local model server")
     temperature: float = Field(default=0.0, ge=0, le=2)
     sample_temperature: float = Field(default=0.2, ge=0, le=2, description="used when samples > 1")
     seed: int | None = None
@@ -64,13 +74,24 @@ class LLMConfig(BaseModel):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     sources: dict[str, str] = Field(default_factory=dict, description="where each setting came from")
 
+    @field_validator("structured_output", mode="before")
+    @classmethod
+    def _structured_output_words(cls, value: Any) -> Any:
+        """Booleans and None from older settings: on means the ladder, off means plain text."""
+        if value is None or value is True or (isinstance(value, str) and value.strip().lower() in _TRUE):
+            return "auto"
+        if value is False or (isinstance(value, str) and value.strip().lower() in _FALSE):
+            return "text"
+        return value
+
     @property
     def uses_structured_output(self) -> bool:
-        if self.structured_output is not None:
-            return self.structured_output
-        if self.provider == "azure":
-            return True
-        return self.base_url is None or any(host in self.base_url for host in _OFFICIAL_HOSTS)
+        return self.structured_output != "text"
+
+    @property
+    def strict_schema_subset(self) -> bool:
+        """OpenAI and Azure strict mode reject length keywords in a JSON schema."""
+        return self.provider == "azure" or (self.is_official_openai and self.local_model is None)
 
     @property
     def is_official_openai(self) -> bool:
@@ -97,7 +118,12 @@ class LLMConfig(BaseModel):
         return RetryPolicy(max_attempts=self.max_attempts, base_delay=self.backoff_base, max_delay=self.backoff_max)
 
     def endpoint(self) -> dict[str, Any]:
-        """What identifies the answering model, for cache keys (never the key or timeouts)."""
+        """What identifies the answering model, for cache keys (never the key or timeouts).
+
+        A local model is its file, not the port its server happened to get: a re-run hits the cache."""
+        if self.local_model is not None:
+            path = resolve_model_path(self.local_model)
+            return {"provider": "local", "model_file": path.name, "bytes": path.stat().st_size}
         base = (self.base_url or "").rstrip("/")
         deployment = (self.azure_deployment or self.model) if self.provider == "azure" else None
         return {"provider": self.provider, "base_url": base, "deployment": deployment}
@@ -130,8 +156,6 @@ def _toml_layer(path: Path) -> dict[str, Any]:
     values = dict(section)
     if isinstance(values.get("cache_path"), str):
         values["cache_path"] = (path.parent / values["cache_path"]).resolve()
-    if values.get("structured_output") == "auto":
-        values["structured_output"] = None
     return values
 
 
@@ -141,6 +165,19 @@ def _find_toml(root: Path | None) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def _serve_locally(merged: dict[str, Any], sources: dict[str, str], prices: dict[str, Any]) -> None:
+    """A local model answers under its own name, one request at a time (llama.cpp's server queues
+    the rest, so they wait longer than a hosted endpoint's timeout allows), at no cost."""
+    alias = local_alias(str(merged["local_model"]))
+    merged.update(model=alias, provider="openai", base_url=None, azure_deployment=None, api_version=None)
+    sources["model"] = sources["local_model"]
+    for name, value in (("concurrency", 1), ("timeout", 600.0)):
+        if name not in merged:
+            merged[name] = value
+            sources[name] = "local model default"
+    prices.setdefault(alias, ModelPrice(input_per_million=0, output_per_million=0))
 
 
 def resolve_llm_config(
@@ -194,6 +231,8 @@ def resolve_llm_config(
             "OpenAI-compatible endpoint we know of; set base_url (VERITRAIL_BASE_URL or --base-url) to "
             "one, e.g. a LiteLLM proxy"
         )
+    if merged.get("local_model"):
+        _serve_locally(merged, sources, prices)
     if not merged.get("model"):
         raise LLMConfigError(
             "no model configured: pass --model, set VERITRAIL_MODEL, add model under [llm] in "

@@ -64,6 +64,11 @@ def resolve_model_path(spec: str) -> Path:
     return path
 
 
+def local_alias(spec: str) -> str:
+    """The model name requests use: stable per model file, so cache keys do not depend on the port."""
+    return BUNDLED if spec == BUNDLED else Path(spec).expanduser().stem
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -115,7 +120,7 @@ def serve_local_model(
     if importlib.util.find_spec("llama_cpp") is None:
         raise LLMConfigError(f"--local-model needs llama-cpp-python with its server: {INSTALL_HINT}")
     path = resolve_model_path(spec)
-    name = alias or (BUNDLED if spec == BUNDLED else path.stem)
+    name = alias or local_alias(spec)
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}/v1"
     command = [

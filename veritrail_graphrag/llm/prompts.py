@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.labels import SentenceLabels
+from veritrail_graphrag.llm.schemas import answer_schema, max_tokens_for
 from veritrail_graphrag.models import Claim, Excerpt
 
 DATA_RULE = (
@@ -189,16 +191,22 @@ JSON_REPAIR = (
 class Prompt(BaseModel):
     """What one call sends, before model settings are added.
 
-    `structured`: ask for the kind's JSON schema where the endpoint supports it (off for prompts
-    whose answer is one word). `repair`: what to say, with `{problem}`, after an unreadable answer.
+    `answer_schema`: the answer's bounded JSON schema, sent as `response_format` where the endpoint
+    takes one; None for prompts whose answer is one word. `max_tokens`: what an answer within the
+    schema's bounds can need. `repair`: what to say, with `{problem}`, after an unreadable answer.
     """
 
     model_config = ConfigDict(frozen=True)
 
     kind: CallKind
     messages: tuple[ChatMessage, ...]
-    structured: bool = True
+    answer_schema: dict[str, Any] | None = None
+    max_tokens: int | None = None
     repair: str = JSON_REPAIR
+
+    @property
+    def structured(self) -> bool:
+        return self.answer_schema is not None
 
 
 def _one_line(text: str) -> str:
@@ -230,13 +238,16 @@ class DataBlocks:
         return "\n".join(lines)
 
 
-def _prompt(kind: CallKind, blocks: DataBlocks) -> Prompt:
+def _prompt(kind: CallKind, blocks: DataBlocks, labels: int | None = None) -> Prompt:
+    schema = answer_schema(kind, labels=labels)
     return Prompt(
         kind=kind,
         messages=(
             ChatMessage(role="system", content=SYSTEM_PROMPTS[kind]),
             ChatMessage(role="user", content=blocks.render()),
         ),
+        answer_schema=schema,
+        max_tokens=max_tokens_for(schema),
     )
 
 
@@ -285,7 +296,7 @@ def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
     for number, lines in enumerate(groups, start=1):
         blocks.block(f"excerpt {number}", "\n".join(lines))
     blocks.text("Which sentences strongly imply that the claim or one of its sub-claims is true, or false?")
-    return _prompt(CallKind.EVIDENCE_SELECTION, blocks)
+    return _prompt(CallKind.EVIDENCE_SELECTION, blocks, labels=len(labels.labelled()))
 
 
 def verdict_prompt(claim: Claim, excerpts: Sequence[Excerpt]) -> Prompt:

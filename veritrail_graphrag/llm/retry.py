@@ -70,14 +70,6 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIConnectionError | openai.APIResponseValidationError | json.JSONDecodeError)
 
 
-def rejects_response_format(exc: BaseException) -> bool:
-    """A 400 that blames `response_format`: the endpoint has no structured output."""
-    if not isinstance(exc, openai.BadRequestError):
-        return False
-    text = f"{exc.param or ''} {exc.message}".lower()
-    return "response_format" in text or "json_schema" in text or "structured" in text
-
-
 def rejects_logprobs(exc: BaseException) -> bool:
     """A 400 that blames `logprobs`: the endpoint (or this model) gives no log-probabilities."""
     if not isinstance(exc, openai.BadRequestError):

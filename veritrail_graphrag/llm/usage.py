@@ -16,12 +16,14 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from veritrail_graphrag.llm.kinds import CallKind
 
 UNATTRIBUTED = "(unattributed)"
+RetryReason = Literal["repair", "resample"]
 
 current_usage_key: ContextVar[str | None] = ContextVar("veritrail_usage_key", default=None)
 
@@ -90,6 +92,10 @@ class CallRecord(BaseModel):
     estimated: bool = False
     cached: bool = False
     parsed: bool = True
+    truncated: bool = Field(default=False, description="cut at max_tokens (finish_reason 'length')")
+    retry: RetryReason | None = Field(
+        default=None, description="asked after an unreadable answer: a repair turn, or afresh with another seed"
+    )
     cost_usd: float | None = 0.0
 
 
@@ -99,6 +105,9 @@ class Usage(BaseModel):
     calls: int = 0
     cached_calls: int = 0
     unparsed_answers: int = 0
+    truncated_answers: int = 0
+    repair_calls: int = 0
+    resample_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     estimated_tokens: bool = False
@@ -115,6 +124,9 @@ class Usage(BaseModel):
             calls=self.calls + (0 if record.cached else 1),
             cached_calls=self.cached_calls + (1 if record.cached else 0),
             unparsed_answers=self.unparsed_answers + (0 if record.parsed else 1),
+            truncated_answers=self.truncated_answers + int(record.truncated),
+            repair_calls=self.repair_calls + int(record.retry == "repair"),
+            resample_calls=self.resample_calls + int(record.retry == "resample"),
             input_tokens=self.input_tokens + record.input_tokens,
             output_tokens=self.output_tokens + record.output_tokens,
             estimated_tokens=self.estimated_tokens or record.estimated,
@@ -148,6 +160,8 @@ class UsageLedger:
         estimated: bool = False,
         cached: bool = False,
         parsed: bool = True,
+        truncated: bool = False,
+        retry: RetryReason | None = None,
     ) -> CallRecord:
         if cached:
             cost: float | None = 0.0
@@ -164,6 +178,8 @@ class UsageLedger:
             estimated=estimated,
             cached=cached,
             parsed=parsed,
+            truncated=truncated,
+            retry=retry,
             cost_usd=cost,
         )
         with self._lock:

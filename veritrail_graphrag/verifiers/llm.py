@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.errors import LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
@@ -34,7 +34,16 @@ from veritrail_graphrag.llm.prompts import (
 )
 from veritrail_graphrag.llm.schemas import EvidenceAnswer, VerdictAnswer
 from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key
-from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
+from veritrail_graphrag.models import (
+    Claim,
+    ClaimExtraction,
+    EvidenceSelection,
+    Excerpt,
+    Sentence,
+    SentenceFailure,
+    Verdict,
+    VerdictResult,
+)
 from veritrail_graphrag.sentences import split_sentences
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
@@ -174,35 +183,42 @@ class LLMVerifier:
         reasoning = next(a.reasoning for a in answers if Verdict(a.verdict) is verdict)
         return VerdictResult(verdict=verdict, reasoning=reasoning, score=score)
 
-    async def extract_claims(self, answer: str, question: str | None = None) -> list[Claim]:
+    async def extract_claims(self, answer: str, question: str | None = None) -> ClaimExtraction:
         """Claims of a final answer, one extraction call per sentence (run concurrently), ids c1, c2...
 
         Each call sees the question and the neighbouring sentences as context but extracts from its
         own sentence only, so claims stay traceable to the sentence they came from (`Claim.sentence`,
-        which is how an audit finds the claim's citations).
+        which is how an audit finds the claim's citations). A sentence whose answer cannot be had
+        or read after the retries is listed in `failed`; the other sentences' claims go on.
         """
         sentences = split_sentences(answer)
         usage_key = current_usage_key.get() or EXTRACTION_USAGE_KEY
-        per_sentence = await asyncio.gather(
-            *(
-                self.client.complete(
-                    claim_extraction_prompt(
-                        sentence,
-                        sentences[max(0, i - self.context_before) : i],
-                        sentences[i + 1 : i + 1 + self.context_after],
-                        question,
-                    ),
-                    parse_claim_extraction,
-                    usage_key=usage_key,
-                )
-                for i, sentence in enumerate(sentences)
+
+        async def extract(i: int, sentence: str) -> list[str] | LLMError:
+            prompt = claim_extraction_prompt(
+                sentence,
+                sentences[max(0, i - self.context_before) : i],
+                sentences[i + 1 : i + 1 + self.context_after],
+                question,
             )
-        )
+            try:
+                return await self.client.complete(prompt, parse_claim_extraction, usage_key=usage_key)
+            except LLMConfigError:
+                raise
+            except LLMError as exc:
+                return exc
+
+        per_sentence = await asyncio.gather(*(extract(i, s) for i, s in enumerate(sentences)))
         first: dict[str, int] = {}
+        failed: list[SentenceFailure] = []
         for index, claims in enumerate(per_sentence):
+            if isinstance(claims, LLMError):
+                failed.append(SentenceFailure(sentence=index, text=sentences[index], error=str(claims)))
+                continue
             for text in claims:
                 first.setdefault(text, index)
-        return [Claim(id=f"c{n}", text=text, sentence=i) for n, (text, i) in enumerate(first.items(), start=1)]
+        found = [Claim(id=f"c{n}", text=text, sentence=i) for n, (text, i) in enumerate(first.items(), start=1)]
+        return ClaimExtraction(claims=found, failed=failed)
 
     async def aclose(self) -> None:
         await self.client.aclose()

@@ -21,11 +21,12 @@ class VerifierOptions(BaseModel):
     provider: str | None = None
     api_version: str | None = None
     concurrency: int | None = None
+    local_model: str | None = None
     samples: int = Field(default=1, ge=1)
     min_agreement: int = Field(default=1, ge=1)
 
     def llm_overrides(self) -> dict[str, object]:
-        fields = ("model", "base_url", "provider", "api_version", "concurrency")
+        fields = ("model", "base_url", "provider", "api_version", "concurrency", "local_model")
         return {name: getattr(self, name) for name in fields}
 
 
@@ -39,10 +40,21 @@ def verifier_settings(verifier: Verifier) -> dict[str, Any]:
         return {"lexical": verifier.config.model_dump(mode="json")}
     if isinstance(verifier, LLMVerifier):
         fields = ("provider", "base_url", "model", "api_version", "azure_deployment", "temperature",
-                  "sample_temperature", "seed", "max_output_tokens", "structured_output")  # fmt: skip
+                  "sample_temperature", "seed", "max_output_tokens", "structured_output", "local_model")  # fmt: skip
         settings = verifier.config.model_dump(mode="json", include=set(fields))
         return {"llm": {**settings, "samples": verifier.samples, "min_agreement": verifier.min_agreement}}
     return {"class": f"{type(verifier).__module__}.{type(verifier).__qualname__}"}
+
+
+def settings_after_run(verifier: Verifier) -> dict[str, Any]:
+    """`verifier_settings` plus what the run found out, for the report: the answer format an LLM
+    endpoint accepted (kept out of the resume key, which must be known before the first call)."""
+    settings = verifier_settings(verifier)
+    from veritrail_graphrag.verifiers.llm import LLMVerifier
+
+    if isinstance(verifier, LLMVerifier):
+        settings["llm"]["answer_format"] = verifier.client.rung.value
+    return settings
 
 
 def make_verifier(name: str, options: VerifierOptions | None = None) -> Verifier:
