@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from samples import SHARED, needs_shared
 
 from veritrail_graphrag.adapters.summaries import list_books, read_booookscore
 from veritrail_graphrag.adapters.summaries.alignment import align_groups
@@ -21,11 +22,10 @@ from veritrail_graphrag.adapters.summaries.packing import (
 from veritrail_graphrag.adapters.summaries.tokenizer import load_cl100k, local_cl100k_file
 from veritrail_graphrag.errors import AdapterError
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 LOGS = SHARED / "benchmarks" / "booookscore-hier-logs"
 HIER = LOGS / "claude-88000-hier.json"
 INC = LOGS / "claude-88000-inc.json"
-needs_logs = pytest.mark.skipif(not HIER.exists() or not INC.exists(), reason=f"shared data missing: {LOGS}")
+needs_logs = needs_shared(HIER, INC)
 
 
 class WordTokenizer:

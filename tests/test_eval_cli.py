@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 import typer
+from samples import SHARED, needs_shared
 from typer.testing import CliRunner
 
 from veritrail_graphrag.evaluation.cli import eval_command, resolve_data_dir, run_eval_command
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.results import EvalReport
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BENCHMARKS = SHARED / "benchmarks"
-needs_shared = pytest.mark.skipif(not BENCHMARKS.exists(), reason=f"shared benchmarks not found at {BENCHMARKS}")
+needs_benchmarks = needs_shared(BENCHMARKS)
 
 app = typer.Typer()
 app.command("eval")(eval_command)
@@ -29,7 +29,7 @@ def _noop() -> None:
 runner = CliRunner()
 
 
-@needs_shared
+@needs_benchmarks
 def test_eval_summedits_limit_20_end_to_end(tmp_path: Path) -> None:
     result = runner.invoke(
         app, ["eval", "summedits", "--limit", "20", "--data", str(BENCHMARKS), "--out", str(tmp_path)]
@@ -47,7 +47,7 @@ def test_eval_summedits_limit_20_end_to_end(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-@needs_shared
+@needs_benchmarks
 def test_run_eval_command_on_the_dev_split(tmp_path: Path) -> None:
     report = run_eval_command("fables", "lexical", "dev", 15, BENCHMARKS, tmp_path)
     assert report.split == "dev" and report.units == 15

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from samples import SHARED, needs_shared
 
 from veritrail_graphrag.evaluation.catalog import load_benchmark
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
@@ -13,12 +14,11 @@ from veritrail_graphrag.evaluation.planted import FINAL, load_planted
 from veritrail_graphrag.evaluation.planted_facts import FACTS, UNCHANGED
 from veritrail_graphrag.evaluation.summedits import load_summedits
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BENCHMARKS = SHARED / "benchmarks"
-needs_shared = pytest.mark.skipif(not BENCHMARKS.exists(), reason=f"shared benchmarks not found at {BENCHMARKS}")
+needs_benchmarks = needs_shared(BENCHMARKS)
 
 
-@needs_shared
+@needs_benchmarks
 def test_summedits_items_are_one_step_dags_with_sentence_claims() -> None:
     loaded = load_summedits(BENCHMARKS)
     assert len(loaded.items) == 1564 and loaded.skipped == {}
@@ -35,7 +35,7 @@ def test_summedits_items_are_one_step_dags_with_sentence_claims() -> None:
     assert edited.document_id == first.document_id
 
 
-@needs_shared
+@needs_benchmarks
 def test_fables_items_have_quotes_as_roots_and_count_what_was_skipped() -> None:
     loaded = load_fables(BENCHMARKS)
     assert loaded.skipped == {SKIP_INAPPLICABLE: 70, SKIP_NO_QUOTE: 50}
@@ -57,7 +57,7 @@ def test_fables_quote_filter() -> None:
     assert quotes(record) == ["“Iris. Iris Winnow.”"]
 
 
-@needs_shared
+@needs_benchmarks
 def test_planted_cases_change_one_fact_from_one_stage_down() -> None:
     loaded = load_planted(BENCHMARKS)
     planted = [i for i in loaded.items if i.subset != "unchanged"]

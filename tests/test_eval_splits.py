@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
+from samples import SHARED, require_shared
 
 from veritrail_graphrag.dag import DagFile, Node
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim
@@ -12,7 +10,6 @@ from veritrail_graphrag.evaluation.splits import Split, assign_splits, select
 from veritrail_graphrag.evaluation.summedits import load_summedits
 from veritrail_graphrag.models import Claim
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BENCHMARKS = SHARED / "benchmarks"
 
 
@@ -57,8 +54,7 @@ def test_select_keeps_documents_on_one_side_and_a_fixed_order() -> None:
 
 
 def test_summedits_split_is_document_disjoint() -> None:
-    if not (BENCHMARKS / "summedits-subset").exists():
-        pytest.skip(f"shared benchmarks not found at {BENCHMARKS}")
+    require_shared(BENCHMARKS / "summedits-subset")
     items = load_summedits(BENCHMARKS).items
     dev, test = select(items, Split.DEV), select(items, Split.TEST)
     assert {i.document_id for i in dev}.isdisjoint({i.document_id for i in test})

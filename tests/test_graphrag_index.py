@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from samples import SHARED, needs_shared
 
 from veritrail_graphrag.adapters.graphrag import read_index
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 VERBS = SHARED / "fixtures" / "graphrag-verbs-data"
-pytestmark = pytest.mark.skipif(not VERBS.is_dir(), reason=f"shared GraphRAG fixtures not found at {VERBS}")
+pytestmark = needs_shared(VERBS)
 
 LAYOUTS = {
     "3.x": ("", ""),

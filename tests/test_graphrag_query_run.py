@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from samples import SHARED, needs_shared, require_shared
 
 from veritrail_graphrag.adapters.graphrag import (
     MapAnswer,
@@ -22,11 +23,10 @@ from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import AdapterError
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 VERBS = SHARED / "fixtures" / "graphrag-verbs-data"
 SAMPLE = ROOT / "sample_runs" / "graphrag-christmas-carol"
 SAMPLE_RUN = SAMPLE / "output" / "veritrail" / "queries" / "handwritten-1"
-needs_fixtures = pytest.mark.skipif(not VERBS.is_dir(), reason=f"shared GraphRAG fixtures not found at {VERBS}")
+needs_fixtures = needs_shared(VERBS)
 
 PLANTED_BEFORE = (
     "His transformation leads to improved treatment and support for Bob Cratchit and his family, directly "
@@ -64,8 +64,7 @@ def make_run(**changes: object) -> QueryRun:
 
 @pytest.fixture(scope="module")
 def index() -> DAG:
-    if not VERBS.is_dir():
-        pytest.skip(f"shared GraphRAG fixtures not found at {VERBS}")
+    require_shared(VERBS)
     return read_index(VERBS)
 
 

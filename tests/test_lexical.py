@@ -5,19 +5,18 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from samples import SHARED, require_shared
 
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
 
 SOURCE = (
@@ -400,8 +399,7 @@ def _item_score(verifier: LexicalVerifier, record: dict) -> float:
 @pytest.mark.parametrize("domain", ["sales_call", "sales_email"])
 def test_summedits_consistent_summaries_score_higher(domain: str) -> None:
     path = SUMMEDITS / f"summedits_{domain}.json"
-    if not path.exists():
-        pytest.skip(f"shared benchmark not found at {path}")
+    require_shared(path)
     records = json.loads(path.read_text(encoding="utf-8"))[:100]
     verifier = LexicalVerifier()
     by_label: dict[int, list[float]] = {0: [], 1: []}

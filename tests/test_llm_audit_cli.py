@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI, Fault
-from samples import copy_sample
+from samples import SHARED, copy_sample, needs_shared
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
@@ -75,10 +75,10 @@ def test_llm_audit_survives_faults_with_identical_results(project: Path, fake_op
     assert [(r["claim"]["text"], r["verdict"]) for r in _report(project)["results"]] == with_faults
 
 
-BENCHMARKS = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
+BENCHMARKS = SHARED / "benchmarks"
 
 
-@pytest.mark.skipif(not BENCHMARKS.exists(), reason=f"shared benchmarks not found at {BENCHMARKS}")
+@needs_shared(BENCHMARKS)
 def test_eval_with_the_llm_verifier_takes_model_flags(
     tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
