@@ -8,7 +8,8 @@ from pathlib import Path
 from scripted import ScriptedVerifier
 
 from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail
-from veritrail_graphrag.audit import checkpoint_path, run_audit
+from veritrail_graphrag.audit import run_audit
+from veritrail_graphrag.checkpoint import checkpoint_path
 from veritrail_graphrag.report import AuditReport
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "handwritten-hierarchical" / "dag.json"

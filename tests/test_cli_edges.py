@@ -12,6 +12,7 @@ from samples import copy_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
+from veritrail_graphrag.cli_options import AuditFlags
 from veritrail_graphrag.files import atomic_write_text
 from veritrail_graphrag.models import TrailConfig
 
@@ -32,11 +33,11 @@ def test_concurrency_comes_from_llm_settings_unless_given(monkeypatch: pytest.Mo
     monkeypatch.setenv("VERITRAIL_CONCURRENCY", "4")
     monkeypatch.setenv("VERITRAIL_MODEL", "some-model")
     monkeypatch.chdir(tmp_path)
-    _, config = cli._setup("llm", None, q=1, concurrency=None)
+    _, config = AuditFlags(verifier="llm").setup(None)
     assert config.concurrency == 4
-    _, config = cli._setup("llm", None, q=1, concurrency=9)
+    _, config = AuditFlags(verifier="llm", concurrency=9).setup(None)
     assert config.concurrency == 9
-    _, config = cli._setup("lexical", None, q=1, concurrency=None)
+    _, config = AuditFlags(verifier="lexical").setup(None)
     assert config == TrailConfig()
 
 

@@ -135,7 +135,7 @@ def test_ids_that_were_never_assigned_are_discarded() -> None:
 def test_verifier_that_raises_names_the_claim_and_nodes() -> None:
     class Broken(ScriptedVerifier):
         async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
-            raise RuntimeError("model exploded")
+            raise ConnectionError("model exploded")
 
     with pytest.raises(VerifierError) as info:
         VeriTrail(Broken("MARK")).verify(star(2, 1), Claim(id="claim-7", text="MARK"))
@@ -144,12 +144,22 @@ def test_verifier_that_raises_names_the_claim_and_nodes() -> None:
     assert info.value.node_ids == ["s0", "s1"]
 
 
+def test_a_bug_in_the_verifier_is_raised_as_itself_naming_the_claim() -> None:
+    class Buggy(ScriptedVerifier):
+        async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
+            return excerpts[99]
+
+    with pytest.raises(IndexError) as info:
+        VeriTrail(Buggy("MARK")).verify(star(2, 1), Claim(id="claim-7", text="MARK"))
+    assert any("claim 'claim-7'" in note and "not a claim to retry" in note for note in info.value.__notes__)
+
+
 def test_verifier_returning_the_wrong_type_is_an_error() -> None:
     class Wrong(ScriptedVerifier):
         async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
             return {"verdict": "Maybe"}
 
-    with pytest.raises(VerifierError, match="expected VerdictResult"):
+    with pytest.raises(TypeError, match="expected VerdictResult"):
         VeriTrail(Wrong("MARK")).verify(star(1, 1), Claim(id="c", text="MARK"))
 
 
@@ -244,7 +254,7 @@ def test_a_failing_claim_stops_its_sibling_calls() -> None:
     class FailsFast(ScriptedVerifier):
         async def select_evidence(self, claim: Claim, batch: list[Sentence]) -> EvidenceSelection:
             if batch[0].node_id == "s0":
-                raise RuntimeError("boom")
+                raise ConnectionError("boom")
             await asyncio.sleep(0.05)
             finished.append(batch[0].node_id)
             return await super().select_evidence(claim, batch)

@@ -46,7 +46,7 @@ class KeywordVerifier:
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
         self.usage.tokens += 10
         if "boom" in claim.text:
-            raise RuntimeError("model unavailable")
+            raise ConnectionError("model unavailable")
         if "fake" in claim.text:
             return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, score=0.1)
         if "unsure" in claim.text:

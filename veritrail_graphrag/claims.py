@@ -1,9 +1,11 @@
-"""Where claims come from when no LLM extracts them: a claims file, or the terminal's sentences."""
+"""Every source of claims: a claims file, claims typed on the command line, the verifier's own
+extractor (the LLM's Claimify-style extraction), or the terminal's sentences."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -11,7 +13,8 @@ from pydantic import ValidationError
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError
 from veritrail_graphrag.files import read_text
-from veritrail_graphrag.models import Claim
+from veritrail_graphrag.models import Claim, ClaimExtraction
+from veritrail_graphrag.report import ClaimFailure
 from veritrail_graphrag.sentences import HEADING, LIST_ITEM
 
 _CITATION = re.compile(r"\s*\[(?:Data|Sources?):[^\]]*\]", re.IGNORECASE)
@@ -48,11 +51,11 @@ def load_claims(path: Path) -> list[Claim]:
         try:
             data = [json.loads(line) for line in raw.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
-            raise ClaimsError(f"{path}: neither JSON nor JSON lines ({exc.msg} at line {exc.lineno})") from None
+            raise ClaimsError(f"neither JSON nor JSON lines ({exc.msg})", file=path, line=exc.lineno) from None
     if isinstance(data, dict):
         data = data.get("claims")
     if not isinstance(data, list) or not data:
-        raise ClaimsError(f"{path}: expected a non-empty list of claims or {{'claims': [...]}}")
+        raise ClaimsError("expected a non-empty list of claims or {'claims': [...]}", file=path)
     claims: list[Claim] = []
     for position, entry in enumerate(data):
         try:
@@ -60,9 +63,48 @@ def load_claims(path: Path) -> list[Claim]:
         except ValidationError as exc:
             name = entry.get("id", f"#{position}") if isinstance(entry, dict) else f"#{position}"
             problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise ClaimsError(f"{path}: claim {name!r} (entry {position}): {problem}") from None
+            raise ClaimsError(
+                f"claim {name!r} (entry {position}): {problem}", file=path, row=position, ids=[str(name)]
+            ) from None
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
-        raise ClaimsError(f"{path}: duplicate claim ids {', '.join(map(repr, duplicates))}")
+        raise ClaimsError(f"duplicate claim ids {', '.join(map(repr, duplicates))}", file=path, ids=duplicates)
     return claims
+
+
+def given_claims(texts: Sequence[str]) -> list[Claim]:
+    """Claims typed on the command line (`--claim`), numbered in the order given."""
+    return [Claim(id=f"claim-{i + 1}", text=text) for i, text in enumerate(texts)]
+
+
+async def extract_claims(
+    verifier: object, dag: DAG, terminals: list[str], question: str | None
+) -> tuple[list[Claim], dict[str, str], list[ClaimFailure]]:
+    """Claims of each terminal: the verifier's own extractor when it has one (the LLM's
+    Claimify-style extraction), else one claim per sentence. Ids are prefixed by the terminal
+    when there are several, so they stay unique. Sentences the extractor could not read come back
+    as failures (named `sentence-N`), so the audit goes on and a re-run retries them."""
+    extractor = getattr(verifier, "extract_claims", None)
+    claims: list[Claim] = []
+    where: dict[str, str] = {}
+    failures: list[ClaimFailure] = []
+    for terminal in terminals:
+        prefix = f"{terminal}/" if len(terminals) > 1 else ""
+        if extractor is None:
+            found = sentence_claims(dag, terminal)
+        else:
+            extraction: ClaimExtraction = await extractor(dag.node(terminal).text, question)
+            found = [c.model_copy(update={"id": prefix + c.id}) for c in extraction.claims]
+            failures += [
+                ClaimFailure(
+                    claim=Claim(id=f"{prefix}sentence-{f.sentence + 1}", text=f.text, sentence=f.sentence),
+                    terminal=terminal,
+                    error=f"claim extraction failed for this sentence: {f.error}",
+                )
+                for f in extraction.failed
+            ]
+        for claim in found:
+            claims.append(claim)
+            where[claim.id] = terminal
+    return claims, where, failures

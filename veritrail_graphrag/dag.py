@@ -57,11 +57,11 @@ def _edge_pair(edge: Any, position: int) -> tuple[str, str]:
         try:
             return str(edge["source"]), str(edge["target"])
         except KeyError as exc:
-            raise DagError(f"edge #{position} has no {exc.args[0]!r} field") from None
+            raise DagError(f"edge #{position} has no {exc.args[0]!r} field", row=position) from None
     try:
         source, target = edge
     except (TypeError, ValueError):
-        raise DagError(f"edge #{position} is not a (source, target) pair: {edge!r}") from None
+        raise DagError(f"edge #{position} is not a (source, target) pair: {edge!r}", row=position) from None
     return str(source), str(target)
 
 
@@ -89,33 +89,33 @@ class DAG:
         for position, record in enumerate(nodes):
             node = record if isinstance(record, Node) else _parse_node(record, position)
             if not node.id.strip():
-                raise DagError(f"node #{position} has an empty id", [node.id])
+                raise DagError(f"node #{position} has an empty id", row=position, ids=[node.id])
             if node.id in table:
                 duplicates.append(node.id)
             table[node.id] = node
         if duplicates:
-            raise DagError(f"duplicate node ids: {_named(duplicates)}", duplicates)
+            raise DagError(f"duplicate node ids: {_named(duplicates)}", ids=duplicates)
         empty = [n.id for n in table.values() if not n.text.strip()]
         if empty:
-            raise DagError(f"nodes with empty text: {_named(empty)}", empty)
+            raise DagError(f"nodes with empty text: {_named(empty)}", ids=empty)
 
         graph = nx.DiGraph()
         graph.add_nodes_from(table)
         pairs = [_edge_pair(edge, i) for i, edge in enumerate(edges)]
         dangling = sorted({f"{u} -> {v}" for u, v in pairs if u not in table or v not in table})
         if dangling:
-            raise DagError(f"edges naming unknown nodes: {_named(dangling)}", dangling)
+            raise DagError(f"edges naming unknown nodes: {_named(dangling)}", ids=dangling)
         graph.add_edges_from(pairs)
 
         decreasing = [f"{u} -> {v}" for u, v in graph.edges if table[v].stage < table[u].stage]
         if decreasing:
             raise DagError(
                 f"stage decreases along edges (stage(target) must be >= stage(source)): {_named(decreasing)}",
-                decreasing,
+                ids=decreasing,
             )
         if not nx.is_directed_acyclic_graph(graph):
             cycle = [u for u, _ in nx.find_cycle(graph)]
-            raise DagError(f"the graph has a cycle through: {_named(cycle)}", cycle)
+            raise DagError(f"the graph has a cycle through: {_named(cycle)}", ids=cycle)
         return cls(table, graph, dict(metadata or {}))
 
     @classmethod
@@ -123,24 +123,25 @@ class DAG:
         path = Path(path)
         data = read_json(path, DagError)
         if not isinstance(data, dict) or "nodes" not in data:
-            raise DagError(f"{path}: expected an object with 'nodes' and 'edges' (format {FORMAT_NAME!r})")
+            raise DagError(f"expected an object with 'nodes' and 'edges' (format {FORMAT_NAME!r})", file=path)
         if data.get("format", FORMAT_NAME) != FORMAT_NAME or data.get("version", 1) > FORMAT_VERSION:
             raise DagError(
-                f"{path}: format {data.get('format')!r} version {data.get('version')!r} is not "
-                f"{FORMAT_NAME!r} <= {FORMAT_VERSION}"
+                f"format {data.get('format')!r} version {data.get('version')!r} is not "
+                f"{FORMAT_NAME!r} <= {FORMAT_VERSION}",
+                file=path,
             )
         try:
             edges = [_edge_pair(edge, i) for i, edge in enumerate(data.get("edges") or [])]
         except DagError as exc:
-            raise DagError(f"{path}: {exc}") from None
+            raise DagError(exc.problem, file=path, row=exc.row) from None
         try:
             parsed = DagFile.model_validate({**data, "edges": edges})
         except ValidationError as exc:
-            raise DagError(f"{path}: {_describe(exc, data)}") from None
+            raise DagError(_describe(exc, data), file=path) from None
         try:
             return cls.from_records(parsed.nodes, parsed.edges, parsed.metadata)
         except DagError as exc:
-            raise DagError(f"{path}: {exc}", exc.ids) from None
+            raise DagError(exc.problem, file=path, row=exc.row, ids=exc.ids) from None
 
     def to_json(self, path: str | Path) -> None:
         """Write the JSON form atomically (temp file + rename)."""
@@ -173,7 +174,7 @@ class DAG:
         try:
             return self._nodes[node_id]
         except KeyError:
-            raise DagError(f"unknown node id {node_id!r}", [node_id]) from None
+            raise DagError(f"unknown node id {node_id!r}", ids=[node_id]) from None
 
     def src(self, node_id: str) -> list[str]:
         """The inputs of the step that produced `node_id`."""
@@ -202,7 +203,7 @@ class DAG:
         if len(self._sinks) != 1:
             raise DagError(
                 f"the DAG has {len(self._sinks)} terminal nodes, choose one with --terminal: {_named(self._sinks)}",
-                self._sinks,
+                ids=self._sinks,
             )
         return self._sinks[0]
 
@@ -246,7 +247,7 @@ def _parse_node(record: Mapping[str, Any], position: int) -> Node:
     except ValidationError as exc:
         node_id = record.get("id", f"#{position}") if isinstance(record, Mapping) else f"#{position}"
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise DagError(f"node {node_id!r}: {problems}", [str(node_id)]) from None
+        raise DagError(f"node {node_id!r}: {problems}", row=position, ids=[str(node_id)]) from None
 
 
 def _describe(exc: ValidationError, data: dict[str, Any]) -> str:

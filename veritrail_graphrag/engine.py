@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from veritrail_graphrag.batching import pack_nodes, ranges
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.decomposition import DecompositionQueue
-from veritrail_graphrag.errors import ClaimsError, TerminalError, VerifierError
+from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, TerminalError, VerifierError
 from veritrail_graphrag.evidence import Evidence
 from veritrail_graphrag.localization import error_stages
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
@@ -97,11 +97,11 @@ class VeriTrail:
         """
         duplicates = [claim_id for claim_id, n in Counter(c.id for c in claims).items() if n > 1]
         if duplicates:
-            raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, duplicates))}")
+            raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, duplicates))}", ids=duplicates)
         if isinstance(terminal, Mapping):
             missing = [c.id for c in claims if c.id not in terminal]
             if missing:
-                raise ClaimsError(f"no terminal given for claims {', '.join(map(repr, missing[:10]))}")
+                raise ClaimsError(f"no terminal given for claims {', '.join(map(repr, missing[:10]))}", ids=missing)
             starts = {c.id: resolve_terminal(dag, terminal[c.id]) for c in claims}
         else:
             start = resolve_terminal(dag, terminal)
@@ -139,29 +139,25 @@ class _Trail:
         self, what: str, node_ids: Sequence[str], call: Callable[[], Awaitable[Any]], model: type[_M] | None
     ) -> Any:
         """One verifier call under the shared concurrency limit; failures name the claim and nodes."""
+        where = f"claim {self.claim.id!r}: verifier failed during {what}" + (
+            f" on nodes {', '.join(map(repr, node_ids[:10]))}" if node_ids else ""
+        )
         async with self.semaphore:
             try:
                 answer = await call()
-            except asyncio.CancelledError:
-                raise
+            except CLAIM_FAILURES as exc:
+                raise VerifierError(f"{where}: {type(exc).__name__}: {exc}", self.claim.id, list(node_ids)) from exc
             except Exception as exc:
-                raise VerifierError(
-                    f"claim {self.claim.id!r}: verifier failed during {what}"
-                    + (f" on nodes {', '.join(map(repr, node_ids[:10]))}" if node_ids else "")
-                    + f": {type(exc).__name__}: {exc}",
-                    self.claim.id,
-                    list(node_ids),
-                ) from exc
+                exc.add_note(f"(a bug in the verifier, not a claim to retry) {where}")
+                raise
         if model is None or isinstance(answer, model):
             return answer
         try:
             return model.model_validate(answer)
         except ValidationError as exc:
-            raise VerifierError(
+            raise TypeError(
                 f"claim {self.claim.id!r}: verifier returned {type(answer).__name__} during {what}, "
-                f"expected {model.__name__}: {exc.errors()[0]['msg']}",
-                self.claim.id,
-                list(node_ids),
+                f"expected {model.__name__}: {exc.errors()[0]['msg']}"
             ) from None
 
     async def run(self) -> ClaimResult:
@@ -208,9 +204,8 @@ class _Trail:
         while (part := queue.next()) is not None:
             answer = await self._call("sub-claim decomposition", [], partial(self.verifier.decompose, part), None)
             if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
-                raise VerifierError(
-                    f"claim {self.claim.id!r}: decompose returned {type(answer).__name__}, expected list[str]",
-                    self.claim.id,
+                raise TypeError(
+                    f"claim {self.claim.id!r}: decompose returned {type(answer).__name__}, expected list[str]"
                 )
             queue.answer(part, answer)
         return queue.sub_claims()

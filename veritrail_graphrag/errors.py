@@ -1,35 +1,66 @@
-"""Typed errors. Each carries the ids a user needs to find the problem."""
+"""Typed errors. Each carries, as fields, the file, line or row and ids a user needs to find the problem.
+
+The CLI maps them to exit codes (`veritrail_graphrag.exit_codes`): anything else raised inside our
+code is a bug, reported with its traceback, never as bad input or as a claim to retry.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
 
 class VeriTrailError(Exception):
-    """Base class: the CLI turns these into a one-line message and exit code 2."""
+    """Base class: the CLI turns these into a one-line message and exit code 2.
+
+    `file` and `line` prefix the message (`<file>, line <n>: <problem>`); `row` (an entry or table
+    row, counted from 0) and `ids` (node, claim or record ids) are left to the problem's wording.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        row: int | None = None,
+        ids: Iterable[str] = (),
+    ) -> None:
+        where = "" if file is None else f"{file}" + ("" if line is None else f", line {line}")
+        super().__init__(f"{where}: {problem}" if where else problem)
+        self.problem = problem
+        self.file = None if file is None else str(file)
+        self.line = line
+        self.row = row
+        self.ids = list(ids)
 
 
 class DagError(VeriTrailError):
     """The DAG is malformed (cycle, dangling edge, decreasing stage, bad JSON...)."""
-
-    def __init__(self, message: str, ids: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.ids = list(ids or [])
 
 
 class TerminalError(VeriTrailError, ValueError):
     """The node chosen to verify has no inputs (it is source text): there is nothing to trace it to."""
 
     def __init__(self, message: str, node_id: str) -> None:
-        super().__init__(message)
+        super().__init__(message, ids=[node_id])
         self.node_id = node_id
 
 
 class VerifierError(VeriTrailError):
-    """A verifier raised or answered something unusable while verifying a claim."""
+    """A verifier could not judge a claim for now (transport, model or answer-format failure):
+    the claim is reported as not verified and a re-run retries it."""
 
     def __init__(self, message: str, claim_id: str, node_ids: list[str] | None = None) -> None:
-        super().__init__(message)
+        super().__init__(message, ids=[claim_id, *(node_ids or [])])
         self.claim_id = claim_id
         self.node_ids = list(node_ids or [])
+
+
+CLAIM_FAILURES: tuple[type[BaseException], ...] = (VeriTrailError, OSError)
+"""What a verifier raises when it cannot judge a claim *now*: our typed errors (an LLM answer
+that stays unreadable, an endpoint that gives up) and the OS's (connection, timeout). Anything
+else is a bug in the verifier, which must crash rather than be retried forever."""
 
 
 class AdapterError(VeriTrailError):
@@ -44,6 +75,14 @@ class SpansError(VeriTrailError):
     """Evidence spans for a cited-answer check are malformed; names the file and the entry."""
 
 
+class UsageError(VeriTrailError):
+    """Command-line options that contradict each other or name nothing known."""
+
+
+class OutputError(VeriTrailError):
+    """A report, checkpoint or log cannot be written; names the file."""
+
+
 class LLMError(VeriTrailError):
     """A language-model call failed for good: names the call kind and the claim it served."""
 
@@ -55,7 +94,7 @@ class LLMError(VeriTrailError):
         claim_id: str | None = None,
         status_code: int | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, ids=[] if claim_id is None else [claim_id])
         self.call_kind = call_kind
         self.claim_id = claim_id
         self.status_code = status_code

@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from veritrail_graphrag.errors import OutputError, VeriTrailError
+
 
 def _umask() -> int:
     current = os.umask(0)
@@ -17,7 +19,15 @@ def _umask() -> int:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write to a temp file in the same folder, fsync, then rename over `path`."""
+    """Write to a temp file in the same folder, fsync, then rename over `path`; `OutputError`
+    naming the file when the folder or the file cannot be written."""
+    try:
+        _atomic_write(path, text)
+    except OSError as exc:
+        raise OutputError(f"not writable ({exc.strerror or exc})", file=path) from exc
+
+
+def _atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -32,21 +42,21 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def read_text(path: Path, error: type[Exception]) -> str:
+def read_text(path: Path, error: type[VeriTrailError]) -> str:
     """The file as UTF-8, or `error` naming the file (and the first byte that is not UTF-8)."""
     try:
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise error(f"{path}: no such file") from None
+        raise error("no such file", file=path) from None
     except IsADirectoryError:
-        raise error(f"{path}: is a folder, not a file") from None
+        raise error("is a folder, not a file", file=path) from None
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: not UTF-8 (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
+        raise error(f"not UTF-8 (byte {exc.start} is {exc.object[exc.start]:#04x})", file=path) from None
 
 
-def read_json(path: Path, error: type[Exception]) -> Any:
+def read_json(path: Path, error: type[VeriTrailError]) -> Any:
     """Parsed JSON, or `error` naming the file and the line and column of the problem."""
     try:
         return json.loads(read_text(path, error))
     except json.JSONDecodeError as exc:
-        raise error(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        raise error(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", file=path) from None

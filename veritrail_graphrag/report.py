@@ -1,19 +1,17 @@
-"""The audit report: a pydantic model (the JSON file) and its renderings (terminal table, markdown).
+"""The audit report: a pydantic model (the JSON file) and its markdown rendering.
 
-Computing lives in the engine; this module only counts and renders.
+Computing lives in the engine; this module only counts and renders. The terminal's rendering is
+`report_console.py`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
-from rich.markup import escape
-from rich.table import Table
 
 from veritrail_graphrag.citation_accuracy import CitationSummary, summarize_citations
 from veritrail_graphrag.citations import ClaimCitations
@@ -96,53 +94,13 @@ def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) ->
     )
 
 
-_STYLE = {
-    Verdict.FULLY_SUPPORTED: "green",
-    Verdict.NOT_FULLY_SUPPORTED: "red",
-    Verdict.INCONCLUSIVE: "yellow",
-}
-
-
-def _stages_cell(result: ClaimResult) -> str:
+def stages_text(result: ClaimResult) -> str:
+    """The error stages as written in reports: empty unless Not Fully Supported."""
     if result.verdict is not Verdict.NOT_FULLY_SUPPORTED:
         return ""
     if result.error_stages is None:
         return "unknown"
     return ", ".join(map(str, result.error_stages))
-
-
-def _trail_cell(result: ClaimResult, stage_of: Callable[[str], int] | None) -> str:
-    """Per iteration, the nodes that yielded evidence: as `stage (count)` when stages are known."""
-    cells = []
-    for it in result.iterations:
-        if not it.nodes_with_evidence:
-            cells.append("-")
-        elif stage_of is None:
-            cells.append(",".join(it.nodes_with_evidence))
-        else:
-            counts = Counter(stage_of(n) for n in it.nodes_with_evidence)
-            cells.append(" ".join(f"{stage}({n})" for stage, n in sorted(counts.items(), reverse=True)))
-    return " <- ".join(cells)
-
-
-def claims_table(report: AuditReport, stage_of: Callable[[str], int] | None = None, width: int = 70) -> Table:
-    shown = ", ".join(report.terminals[:3]) + (
-        f" and {len(report.terminals) - 3} more" if len(report.terminals) > 3 else ""
-    )
-    table = Table(title=f"{report.summary.claims} claims, terminal {shown}", expand=False)
-    table.add_column("claim", overflow="fold", min_width=30, max_width=width)
-    table.add_column("verdict", max_width=12)
-    table.add_column("error stage", max_width=6)
-    trail = "evidence: stage(nodes) per step" if stage_of else "evidence trail (nodes per iteration)"
-    table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
-    for result in report.results:
-        table.add_row(
-            f"[dim]{escape(result.claim.id)}[/dim] {escape(result.claim.text)}",
-            f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
-            _stages_cell(result),
-            _trail_cell(result, stage_of),
-        )
-    return table
 
 
 def render_markdown(report: AuditReport) -> str:
@@ -183,7 +141,7 @@ def render_markdown(report: AuditReport) -> str:
             "",
             f"> {r.claim.text}",
             "",
-            f"- Error stage(s): {_stages_cell(r) or 'n/a'}. {r.error_note}".rstrip(),
+            f"- Error stage(s): {stages_text(r) or 'n/a'}. {r.error_note}".rstrip(),
             f"- Interim verdicts: {', '.join(v.value for v in r.interim_verdicts)}",
             f"- Reasoning: {r.reasoning}",
         ]

@@ -71,14 +71,15 @@ def graphrag_query_target(
         matching = [r for r in runs if r.run_id == query_run]
         if not matching:
             known = ", ".join(r.run_id for r in runs) or "none"
-            raise AdapterError(f"{queries_dir(path)}: no query run {query_run!r} (known: {known})")
+            raise AdapterError(f"no query run {query_run!r} (known: {known})", file=queries_dir(path))
         run = matching[0]
     elif runs:
         run = runs[-1]
     else:
         raise AdapterError(
-            f"{path}: no saved query run under {queries_dir(path)}; run "
-            "`veritrail query ROOT --query ...`, or give the answer with --answer FILE"
+            f"no saved query run under {queries_dir(path)}; run "
+            "`veritrail query ROOT --query ...`, or give the answer with --answer FILE",
+            file=path,
         )
     dag = add_query_run(index, run)
     out_dir = run_dir(path, run.run_id)
@@ -95,13 +96,15 @@ def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: 
         chosen = [f"report:{c}" for c in communities]
         unknown = [c for c in chosen if c not in dag]
         if unknown:
-            raise AdapterError(f"{path}: no community report {', '.join(unknown)} in the index")
+            raise AdapterError(f"no community report {', '.join(unknown)} in the index", file=path)
     else:
         ranked = sorted(all_reports, key=lambda n: (-(n.metadata.get("rank") or 0), n.metadata.get("community", 0)))
         chosen = [n.id for n in (ranked if reports is None else ranked[:reports])]
     without_inputs = [r for r in chosen if not dag.src(r)]
     if without_inputs:
-        raise AdapterError(f"{path}: report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}")
+        raise AdapterError(
+            f"report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}", file=path
+        )
     notes = [f"{len(chosen)} of {len(all_reports)} community reports audited"]
     out_dir = veritrail_dir(path) / "index-audit"
     citations = sentence_citations(dag, chosen)
@@ -118,7 +121,7 @@ def file_target(
 ) -> AuditTarget:
     """A DAG JSON, summary log or BooookScore file; reports go beside it."""
     if not path.is_file():
-        raise AdapterError(f"{path}: no such file")
+        raise AdapterError("no such file", file=path)
     dag = load_summary_run(
         path, book=book, chunks_path=chunks_path, max_context_len=max_context_len, chunk_size=chunk_size
     )

@@ -5,9 +5,10 @@ The spans come from a file (`--spans`) or, for a GraphRAG answer, from the index
 `[Data: ...]` markers cite (`--graphrag ROOT`). The table goes to stdout, notes and errors to
 stderr; the JSON report (the shape `detect_hallucination` returns) is written atomically.
 
-Exit codes: 0 checked, 1 a claim is flagged and `--fail-on-unsupported` is on, 2 bad input or
-settings, 3 some claims timed out or failed (re-running asks only what the cache lacks), 4 the
-model endpoint cannot be used, 5 the report cannot be written, 130 interrupted.
+Exit codes (`exit_codes.py`): 0 checked, 1 a claim is flagged and `--fail-on-unsupported` is on,
+2 bad input or settings, 3 some claims timed out or failed (re-running asks only what the cache
+lacks), 4 the model endpoint cannot be used, 5 the report cannot be written, 70 a bug, 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.check import CheckSettings, CitedCheck, llm_config, make_client
 from veritrail_graphrag.cited.probe import ProbeSettings
 from veritrail_graphrag.cited.report import CitedCheckReport, budget_table
 from veritrail_graphrag.cited.spans import Span, load_spans, make_spans
-from veritrail_graphrag.errors import AdapterError, LLMConfigError, LLMError, SpansError, VeriTrailError
+from veritrail_graphrag.errors import SpansError, UsageError, VeriTrailError
+from veritrail_graphrag.exit_codes import ExitCode, guarded
 from veritrail_graphrag.files import read_text
 
 stdout = Console()
@@ -47,11 +48,6 @@ class ProbabilityChoice(StrEnum):
     AUTO = "auto"
     LOGPROBS = "logprobs"
     SAMPLING = "sampling"
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    stderr.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=code)
 
 
 class _GraphRAGAnswer:
@@ -104,6 +100,7 @@ def _print(report: CitedCheckReport, out: Path) -> None:
     stdout.print(f"Report: {out}", highlight=False, soft_wrap=True, markup=False)
 
 
+@guarded
 def check_cited_command(
     answer: Annotated[Path, typer.Option("--answer", help="The answer, with citations like [S0] or [Data: ...].")],
     spans_path: Annotated[
@@ -141,47 +138,34 @@ def check_cited_command(
 ) -> None:
     """Check each claim of a cited answer: bits of evidence needed vs. observed (METHOD.md section 7)."""
     overrides = {"base_url": base_url, "provider": provider, "api_version": api_version}
-    try:
-        if (spans_path is None) == (graphrag is None):
-            raise _fail("give either --spans FILE or --graphrag ROOT")
-        llm_flags = {"--verifier-model": verifier_model} | {f"--{k.replace('_', '-')}": v for k, v in overrides.items()}
-        given = [flag for flag, value in llm_flags.items() if value is not None]
-        if verifier is VerifierChoice.LEXICAL and given:
-            raise _fail(f"{', '.join(given)} apply to --verifier llm only")
-        text = read_text(answer, VeriTrailError)
-        read: GroupReader | None = None
-        settings_root: Path | None = None
-        if graphrag is not None:
-            cited = _GraphRAGAnswer(graphrag, text, answer.stem)
-            spans, read, settings_root = cited.spans, cited.read, cited.project_root
-            report_path = out or cited.folder / "check-cited.json"
-        else:
-            assert spans_path is not None
-            spans = load_spans(spans_path)
-            report_path = out or answer.with_name(f"{answer.stem}.check-cited.json")
-        settings = CheckSettings(
-            target=default_target,
-            max_claims=max_claims,
-            require_citations=require_citations,
-            context_mode=context_mode.value,
-            timeout_s=timeout_s,
-            flag_prior_leak=flag_prior_leak,
-            probe=ProbeSettings(probability=probability.value, samples=samples, top_logprobs=top_logprobs),
-        )
-        report = asyncio.run(_run(text, spans, read, settings, verifier, verifier_model, overrides, settings_root))
-    except KeyboardInterrupt:
-        stderr.print("interrupted: re-run the same command; answers already received come from the cache")
-        raise typer.Exit(code=130) from None
-    except LLMConfigError as exc:
-        raise _fail(str(exc)) from None
-    except LLMError as exc:
-        raise _fail(f"the model endpoint cannot be used: {exc}", code=4) from None
-    except (AdapterError, VeriTrailError, ValueError) as exc:
-        raise _fail(str(exc)) from None
-    try:
-        report.save(report_path)
-    except OSError as exc:
-        raise _fail(f"cannot write the report to {report_path}: {exc}", code=5) from None
+    if (spans_path is None) == (graphrag is None):
+        raise UsageError("give either --spans FILE or --graphrag ROOT")
+    llm_flags = {"--verifier-model": verifier_model} | {f"--{k.replace('_', '-')}": v for k, v in overrides.items()}
+    given = [flag for flag, value in llm_flags.items() if value is not None]
+    if verifier is VerifierChoice.LEXICAL and given:
+        raise UsageError(f"{', '.join(given)} apply to --verifier llm only")
+    text = read_text(answer, VeriTrailError)
+    read: GroupReader | None = None
+    settings_root: Path | None = None
+    if graphrag is not None:
+        cited = _GraphRAGAnswer(graphrag, text, answer.stem)
+        spans, read, settings_root = cited.spans, cited.read, cited.project_root
+        report_path = out or cited.folder / "check-cited.json"
+    else:
+        assert spans_path is not None
+        spans = load_spans(spans_path)
+        report_path = out or answer.with_name(f"{answer.stem}.check-cited.json")
+    settings = CheckSettings(
+        target=default_target,
+        max_claims=max_claims,
+        require_citations=require_citations,
+        context_mode=context_mode.value,
+        timeout_s=timeout_s,
+        flag_prior_leak=flag_prior_leak,
+        probe=ProbeSettings(probability=probability.value, samples=samples, top_logprobs=top_logprobs),
+    )
+    report = asyncio.run(_run(text, spans, read, settings, verifier, verifier_model, overrides, settings_root))
+    report.save(report_path)
     _print(report, report_path)
     if report.summary.unverified_idxs:
         stderr.print(
@@ -189,6 +173,6 @@ def check_cited_command(
             "(answers already received come from the cache).",
             highlight=False,
         )
-        raise typer.Exit(code=3)
+        raise typer.Exit(code=ExitCode.NOT_VERIFIED)
     if fail_on_unsupported and report.flagged:
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=ExitCode.UNSUPPORTED)

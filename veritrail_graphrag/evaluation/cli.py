@@ -11,18 +11,18 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.cli_options import VerifierFlags, with_options
 from veritrail_graphrag.evaluation.catalog import BENCHMARKS, load_benchmark
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.render import cost_line, render_markdown, tables
 from veritrail_graphrag.evaluation.results import EvalReport
 from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split
+from veritrail_graphrag.exit_codes import guarded
 from veritrail_graphrag.files import atomic_write_text
-from veritrail_graphrag.verifiers.registry import VERIFIERS, VerifierOptions, make_verifier
+from veritrail_graphrag.verifiers.registry import VerifierOptions, make_verifier
 
 DEFAULT_DATA = Path("..") / "shared" / "benchmarks"
 DEFAULT_OUT = Path("eval-results")
@@ -103,37 +103,26 @@ def run_eval_command(
     return report
 
 
+@guarded
+@with_options(VerifierFlags)
 def eval_command(
     benchmark: Annotated[str, typer.Argument(help=f"One of: {', '.join(BENCHMARKS)}.")],
-    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)}.")] = "lexical",
     split: Annotated[str, typer.Option(help="dev (tune here) or test (report this).")] = "test",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items of the split.")] = None,
     data: Annotated[
         Path | None, typer.Option(help="Folder of the benchmark data (default: ../shared/benchmarks if present).")
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
-    model: Annotated[str | None, typer.Option(help="LLM: model (default: veritrail.toml / VERITRAIL_MODEL).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="LLM: OpenAI-compatible base URL.")] = None,
-    provider: Annotated[str | None, typer.Option(help="LLM: openai or azure.")] = None,
-    api_version: Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")] = None,
-    local_model: Annotated[
-        str | None, typer.Option(metavar="PATH.gguf|smollm2", help="LLM: serve this GGUF locally for the run.")
-    ] = None,
-    samples: Annotated[int, typer.Option(min=1, help="LLM: samples per call (confidence scores).")] = 1,
-    min_agreement: Annotated[int, typer.Option(min=1, help="LLM: samples that must agree.")] = 1,
+    *,
+    flags: VerifierFlags,
 ) -> None:
     """Measure detection (and, on `planted`, error localization) on a benchmark split, next to the
     "always Fully Supported" and token-overlap reference points."""
-    try:
-        data_dir = resolve_data_dir(data)
-        options = VerifierOptions(
-            model=model, base_url=base_url, provider=provider, api_version=api_version, local_model=local_model,
-            samples=samples, min_agreement=min_agreement,
-        )  # fmt: skip
-        report = run_eval_command(benchmark, verifier, split, limit, data_dir, out, options=options, show_progress=True)
-    except (VeriTrailError, ValueError) as exc:
-        stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=2) from None
+    options = flags.verifier_options(None)
+    data_dir = resolve_data_dir(data)
+    report = run_eval_command(
+        benchmark, flags.verifier, split, limit, data_dir, out, options=options, show_progress=True
+    )
     for table in tables(report):
         stdout.print(table)
     stdout.print(cost_line(report), highlight=False, soft_wrap=True)

@@ -28,7 +28,7 @@ from veritrail_graphrag.files import read_text
 def _read_text(path: Path) -> str:
     text = read_text(path, AdapterError)
     if not text.strip():
-        raise AdapterError(f"{path}: the file is empty")
+        raise AdapterError("the file is empty", file=path)
     return text
 
 
@@ -41,22 +41,22 @@ def _map_answer(path: Path) -> MapAnswer:
         data = json.loads(text)
         return MapAnswer(answer=data["answer"], score=float(data.get("score", 100)))
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise AdapterError(f"{path}: expected {{'answer': str, 'score': number}} ({exc})") from None
+        raise AdapterError(f"expected {{'answer': str, 'score': number}} ({exc})", file=path) from None
 
 
 def run_from_files(answer_path: Path, map_answers_dir: Path, question: str | None) -> QueryRun:
     """A query run from an answer file and a folder of map-answer files (one answer per file)."""
     if not map_answers_dir.is_dir():
-        raise AdapterError(f"{map_answers_dir}: not a folder of map-answer files")
+        raise AdapterError("not a folder of map-answer files", file=map_answers_dir)
     files = sorted(p for p in map_answers_dir.iterdir() if p.suffix in {".txt", ".md", ".json"})
     if not files:
-        raise AdapterError(f"{map_answers_dir}: no .txt, .md or .json map answers")
+        raise AdapterError("no .txt, .md or .json map answers", file=map_answers_dir)
     batches = []
     for index, path in enumerate(files):
         answer = _map_answer(path)
         reports = cited_reports(answer.answer)
         if not reports:
-            raise AdapterError(f"{path}: cites no report ([Data: Reports (...)]), so it cannot be traced")
+            raise AdapterError("cites no report ([Data: Reports (...)]), so it cannot be traced", file=path)
         batches.append(MapBatch(index=index, report_ids=reports, answers=[answer]))
     final = _read_text(answer_path)
     digest = hashlib.sha256(final.encode()).hexdigest()[:8]
@@ -73,10 +73,10 @@ def add_cited_answer(index: DAG, answer: str, question: str | None = None, sourc
     """The index plus a final answer (stage 6) whose inputs are the reports it cites."""
     reports = [ids.report_id(c) for c in cited_reports(answer)]
     if not reports:
-        raise AdapterError(f"{source}: the answer cites no report ([Data: Reports (...)]), so it cannot be traced")
+        raise AdapterError("the answer cites no report ([Data: Reports (...)]), so it cannot be traced", file=source)
     unknown = [r for r in reports if r not in index]
     if unknown:
-        raise AdapterError(f"{source}: cites report(s) not in the index: {', '.join(unknown)}")
+        raise AdapterError(f"cites report(s) not in the index: {', '.join(unknown)}", file=source)
     kept = ancestry(index, set(reports))
     final = Node(
         id=ids.FINAL_ANSWER,

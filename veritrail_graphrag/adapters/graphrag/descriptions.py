@@ -59,7 +59,8 @@ def _raw_records(raw: Table, item: ItemKind, keyed: pd.DataFrame, text_units: pd
         records = frame.explode(["description", "text_unit_ids"], ignore_index=True)
     except ValueError:
         raise AdapterError(
-            f"{raw.path}: columns 'description' and 'text_unit_ids' must be lists of the same length in every row"
+            "columns 'description' and 'text_unit_ids' must be lists of the same length in every row",
+            file=raw.path,
         ) from None
     records = records.dropna(subset=["text_unit_ids"])
     records["description"] = records["description"].astype("string").fillna("")

@@ -79,7 +79,7 @@ def _reports(table: Table) -> pd.DataFrame:
     repeated = frame["community"][frame["community"].duplicated()]
     if len(repeated) or frame["community"].isna().any():
         shown = repeated.iloc[0] if len(repeated) else "<missing>"
-        raise AdapterError(f"{table.path}: column 'community' must name each report once; {shown} does not")
+        raise AdapterError(f"column 'community' must name each report once; {shown} does not", file=table.path)
     return frame.assign(node=frame["community"].map(ids.report_id), text=frame["full_content"])
 
 

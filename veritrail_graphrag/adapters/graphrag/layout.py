@@ -53,7 +53,7 @@ def columns_of(path: Path) -> list[str]:
     try:
         return list(pq.read_schema(path).names)
     except (OSError, pa.ArrowException) as exc:
-        raise AdapterError(f"{path}: not a readable parquet file ({exc})") from None
+        raise AdapterError(f"not a readable parquet file ({exc})", file=path) from None
 
 
 def _naming_of(folder: Path) -> Naming | None:
@@ -81,7 +81,7 @@ def _configured_output(root: Path) -> list[Path]:
         try:
             config = yaml.safe_load(settings.read_text(encoding="utf-8")) or {}
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise AdapterError(f"{settings}: cannot be read as YAML ({exc})") from None
+            raise AdapterError(f"cannot be read as YAML ({exc})", file=settings) from None
         if not isinstance(config, dict):
             return []
         for key in ("output", "output_storage"):
@@ -132,10 +132,11 @@ def locate(path: str | Path) -> Layout:
     """Find the tables under `path` and check that every table the DAG needs is there."""
     path = Path(path).resolve()
     if not path.exists():
-        raise AdapterError(f"{path}: no such folder")
+        raise AdapterError("no such folder", file=path)
     if not path.is_dir():
         raise AdapterError(
-            f"{path}: not a folder; give a GraphRAG project root, its output/ folder or a folder of parquet files"
+            "not a folder; give a GraphRAG project root, its output/ folder or a folder of parquet files",
+            file=path,
         )
     for folder in _candidates(path):
         naming = _naming_of(folder) if folder.is_dir() else None
@@ -143,8 +144,9 @@ def locate(path: str | Path) -> Layout:
             break
     else:
         raise AdapterError(
-            f"{path}: unknown layout, no GraphRAG index found (looked for text_units.parquet or "
-            f"create_final_text_units.parquet here, in output/ and in output/<run>/artifacts/)"
+            "unknown layout, no GraphRAG index found (looked for text_units.parquet or "
+            "create_final_text_units.parquet here, in output/ and in output/<run>/artifacts/)",
+            file=path,
         )
     layout = Layout(
         name=_generation(folder, naming),
@@ -154,7 +156,9 @@ def locate(path: str | Path) -> Layout:
     )
     missing = [str(layout.file(table)) for table in REQUIRED if not layout.has(table)]
     if missing:
-        raise AdapterError(f"{folder}: GraphRAG {layout.name} index is missing required tables: {', '.join(missing)}")
+        raise AdapterError(
+            f"GraphRAG {layout.name} index is missing required tables: {', '.join(missing)}", file=folder
+        )
     return layout
 
 

@@ -111,12 +111,12 @@ class QueryRun(BaseModel):
             path = path / FILE_NAME
         data = read_json(path, AdapterError)
         if isinstance(data, dict) and data.get("format", FORMAT_NAME) != FORMAT_NAME:
-            raise AdapterError(f"{path}: format {data.get('format')!r} is not {FORMAT_NAME!r}")
+            raise AdapterError(f"format {data.get('format')!r} is not {FORMAT_NAME!r}", file=path)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'run'}: {e['msg']}" for e in exc.errors())
-            raise AdapterError(f"{path}: {problems}") from None
+            raise AdapterError(f"{problems}", file=path) from None
 
 
 def settings_fingerprint(project_root: str | Path) -> str | None:

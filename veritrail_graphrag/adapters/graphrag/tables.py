@@ -127,9 +127,9 @@ def _integers(frame: pd.DataFrame, column: str, path: Path) -> pd.Series:
     bad = values.isna() & frame[column].notna()
     if bad.any():
         sample = frame.loc[bad, column].iloc[0]
-        raise AdapterError(f"{path}: column {column!r} holds a value that is not a number: {sample!r}")
+        raise AdapterError(f"column {column!r} holds a value that is not a number: {sample!r}", file=path)
     if (values.dropna() % 1 != 0).any():
-        raise AdapterError(f"{path}: column {column!r} holds a number that is not an integer")
+        raise AdapterError(f"column {column!r} holds a number that is not an integer", file=path)
     return values.astype("Int64")
 
 
@@ -150,13 +150,15 @@ def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> p
             frame[column.name] = _integers(frame, column.name, path)
         if column.unique and frame[column.name].duplicated().any():
             repeated = frame[column.name][frame[column.name].duplicated()].iloc[0]
-            raise AdapterError(f"{path}: column {column.name!r} repeats the value {repeated!r}")
+            raise AdapterError(f"column {column.name!r} repeats the value {repeated!r}", file=path)
         if column.nonempty:
             empty = (frame[column.name].str.strip() == "").to_numpy().nonzero()[0]
             if len(empty):
                 raise AdapterError(
-                    f"{path}: column {column.name!r} is empty in {len(empty)} row(s), first at "
-                    f"{_row_name(frame, int(empty[0]))}"
+                    f"column {column.name!r} is empty in {len(empty)} row(s), first at "
+                    f"{_row_name(frame, int(empty[0]))}",
+                    file=path,
+                    row=int(empty[0]),
                 )
     return frame
 
@@ -170,11 +172,11 @@ def read_table(name: str, path: Path) -> Table:
         if source is not None:
             selected[source] = column.name
         elif column.required:
-            raise AdapterError(f"{path}: missing column {column.name!r} (has: {', '.join(sorted(present))})")
+            raise AdapterError(f"missing column {column.name!r} (has: {', '.join(sorted(present))})", file=path)
     try:
         frame = pd.read_parquet(path, columns=list(selected))
     except (OSError, ValueError) as exc:
-        raise AdapterError(f"{path}: cannot be read ({exc})") from None
+        raise AdapterError(f"cannot be read ({exc})", file=path) from None
     frame = frame.rename(columns=selected).reset_index(drop=True)
     return Table(path=path, frame=_normalise(frame, SCHEMAS[name], path))
 

@@ -46,7 +46,7 @@ def load_project_config(root: Path, data_dir: Path | None = None) -> GraphRagCon
     try:
         return load_config(root_dir=root, cli_overrides=overrides)
     except (FileNotFoundError, ValueError) as exc:
-        raise AdapterError(f"{root}: cannot load the GraphRAG settings ({exc})") from None
+        raise AdapterError(f"cannot load the GraphRAG settings ({exc})", file=root) from None
 
 
 async def load_search_tables(config: GraphRagConfig, root: Path) -> dict[str, pd.DataFrame]:
@@ -62,8 +62,9 @@ async def load_search_tables(config: GraphRagConfig, root: Path) -> dict[str, pd
             tables[name] = await getattr(reader, name)()
         except (OSError, ValueError) as exc:
             raise AdapterError(
-                f"{root}: cannot read the index table {name!r} from {config.output_storage.base_dir!r} ({exc}); "
-                "run `graphrag index` first"
+                f"cannot read the index table {name!r} from {config.output_storage.base_dir!r} ({exc}); "
+                "run `graphrag index` first",
+                file=root,
             ) from None
     return tables
 
@@ -95,7 +96,7 @@ async def capture_global_search(
 
     root = Path(root).resolve()
     if not root.is_dir():
-        raise AdapterError(f"{root}: no such folder (give the GraphRAG project root, where settings.yaml is)")
+        raise AdapterError("no such folder (give the GraphRAG project root, where settings.yaml is)", file=root)
     data = Path(data_dir).resolve() if data_dir is not None else None
     chunks: list[str] = []
     with contextlib.chdir(root):

@@ -49,7 +49,7 @@ def read_booookscore_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     data = read_json(path, AdapterError)
     if not isinstance(data, dict) or not data:
-        raise AdapterError(f"{path}: expected an object mapping book ids to summaries")
+        raise AdapterError("expected an object mapping book ids to summaries", file=path)
     return data
 
 
@@ -88,23 +88,23 @@ def read_booookscore(
     value = data[book]
     shape = _shape(path, book, value)
     if mode != "auto" and mode != shape:
-        raise AdapterError(f"{path}: book {book!r} holds {_MODE_NAMES[shape]} summaries, not {_MODE_NAMES[mode]}")
+        raise AdapterError(f"book {book!r} holds {_MODE_NAMES[shape]} summaries, not {_MODE_NAMES[mode]}", file=path)
     chunks = _load_chunks(Path(chunks_path), book) if chunks_path is not None else None
     if shape == "inc":
         if max_context_len is not None or chunk_size is not None:
-            raise AdapterError(f"{path}: max_context_len/chunk_size apply to hierarchical runs only")
+            raise AdapterError("max_context_len/chunk_size apply to hierarchical runs only", file=path)
         return _incremental(path, book, _strings(path, book, value, "the running summaries"), chunks)
     params = None
     if max_context_len is not None or chunk_size is not None:
         if max_context_len is None or chunk_size is None:
-            raise AdapterError(f"{path}: replaying the packing needs both max_context_len and chunk_size")
+            raise AdapterError("replaying the packing needs both max_context_len and chunk_size", file=path)
         try:
             params = PackingParams(
                 max_context_len=max_context_len, chunk_size=chunk_size, max_summary_len=max_summary_len
             )
         except ValidationError as exc:
             problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
-            raise AdapterError(f"{path}: bad packing settings: {problems}") from None
+            raise AdapterError(f"bad packing settings: {problems}", file=path) from None
     return _hierarchical(path, book, value, chunks, params, tokenizer)
 
 
@@ -114,11 +114,11 @@ def _choose_book(path: Path, data: Mapping[str, Any], book: str | None) -> str:
         if len(books) == 1:
             return books[0]
         shown = ", ".join(repr(b) for b in books[:_SHOWN_BOOKS])
-        raise AdapterError(f"{path}: holds {len(books)} books, choose one with book=...: {shown}, ...")
+        raise AdapterError(f"holds {len(books)} books, choose one with book=...: {shown}, ...", file=path)
     if book not in data:
         close = get_close_matches(book, books, n=_SHOWN_BOOKS)
         hint = f"; close matches: {', '.join(map(repr, close))}" if close else ""
-        raise AdapterError(f"{path}: no book {book!r} among its {len(books)} books{hint}")
+        raise AdapterError(f"no book {book!r} among its {len(books)} books{hint}", file=path)
     return book
 
 
@@ -129,37 +129,39 @@ def _shape(path: Path, book: str, value: Any) -> Literal["hier", "inc"]:
         return "hier"
     found = sorted(value) if isinstance(value, dict) else type(value).__name__
     raise AdapterError(
-        f"{path}: book {book!r} is neither hierarchical ({{'summaries_dict': ..., 'final_summary': "
-        f"...}}) nor incremental (a list of running summaries); found {found}"
+        f"book {book!r} is neither hierarchical ({{'summaries_dict': ..., 'final_summary': "
+        f"...}}) nor incremental (a list of running summaries); found {found}",
+        file=path,
     )
 
 
 def _strings(path: Path, book: str, value: Any, what: str) -> list[str]:
     if not isinstance(value, list) or not value:
-        raise AdapterError(f"{path}: book {book!r}: {what} should be a non-empty list of texts")
+        raise AdapterError(f"book {book!r}: {what} should be a non-empty list of texts", file=path)
     for index, text in enumerate(value):
         if not isinstance(text, str) or not text.strip():
-            raise AdapterError(f"{path}: book {book!r}: {what}, item {index}, is empty or not a text")
+            raise AdapterError(f"book {book!r}: {what}, item {index}, is empty or not a text", file=path)
     return value
 
 
 def _levels(path: Path, book: str, value: dict[str, Any]) -> list[list[str]]:
     raw = value["summaries_dict"]
     if not isinstance(raw, dict) or not raw:
-        raise AdapterError(f"{path}: book {book!r}: 'summaries_dict' should map levels to lists")
+        raise AdapterError(f"book {book!r}: 'summaries_dict' should map levels to lists", file=path)
     try:
         numbers = sorted(int(level) for level in raw)
     except ValueError:
-        raise AdapterError(f"{path}: book {book!r}: level keys must be integers, found {sorted(raw)}") from None
+        raise AdapterError(f"book {book!r}: level keys must be integers, found {sorted(raw)}", file=path) from None
     if numbers != list(range(len(numbers))):
-        raise AdapterError(f"{path}: book {book!r}: levels must be 0..{len(numbers) - 1}, found {numbers}")
+        raise AdapterError(f"book {book!r}: levels must be 0..{len(numbers) - 1}, found {numbers}", file=path)
     by_number = {int(level): texts for level, texts in raw.items()}
     levels = [_strings(path, book, by_number[n], f"level {n}") for n in numbers]
     for n in range(1, len(levels)):
         if len(levels[n]) > len(levels[n - 1]):
             raise AdapterError(
-                f"{path}: book {book!r}: level {n} has more summaries ({len(levels[n])}) than "
-                f"level {n - 1} ({len(levels[n - 1])})"
+                f"book {book!r}: level {n} has more summaries ({len(levels[n])}) than "
+                f"level {n - 1} ({len(levels[n - 1])})",
+                file=path,
             )
     return levels
 
@@ -173,11 +175,11 @@ def _load_chunks(chunks_path: Path, book: str) -> list[str]:
                 # Runs code from the file: only ever for a path the user named (see the docstring).
                 data = pickle.load(handle)
     except FileNotFoundError:
-        raise AdapterError(f"{chunks_path}: no such file") from None
+        raise AdapterError("no such file", file=chunks_path) from None
     except Exception as exc:  # a bad pickle can raise almost anything
-        raise AdapterError(f"{chunks_path}: cannot read the chunks: {type(exc).__name__}: {exc}") from None
+        raise AdapterError(f"cannot read the chunks: {type(exc).__name__}: {exc}", file=chunks_path) from None
     if not isinstance(data, dict) or book not in data:
-        raise AdapterError(f"{chunks_path}: no chunks for book {book!r}")
+        raise AdapterError(f"no chunks for book {book!r}", file=chunks_path)
     return _strings(chunks_path, book, data[book], "the chunks")
 
 
@@ -191,8 +193,9 @@ def _chunk_nodes(chunks: Sequence[str]) -> list[Node]:
 def _check_chunk_count(path: Path, book: str, chunks: Sequence[str], expected: int, what: str) -> None:
     if len(chunks) != expected:
         raise AdapterError(
-            f"{path}: book {book!r} has {expected} {what} but the chunk file gives {len(chunks)} "
-            "chunks; is it the chunk file of this run?"
+            f"book {book!r} has {expected} {what} but the chunk file gives {len(chunks)} "
+            "chunks; is it the chunk file of this run?",
+            file=path,
         )
 
 
@@ -292,8 +295,9 @@ def _groups(
         return [pack_level(n, levels[n - 1], levels[n], budgets, params, tokens) for n in range(1, len(levels))]
     except PackingError as exc:
         raise AdapterError(
-            f"{path}: book {book!r}: {exc}; check max_context_len/chunk_size/max_summary_len, or "
-            "leave them out to align by text"
+            f"book {book!r}: {exc}; check max_context_len/chunk_size/max_summary_len, or "
+            "leave them out to align by text",
+            file=path,
         ) from None
 
 
@@ -310,15 +314,16 @@ def _final_node(
     final = value.get("final_summary")
     if len(top) != 1:
         raise AdapterError(
-            f"{path}: book {book!r}: the top level ({len(levels) - 1}) has {len(top)} summaries; "
-            "the run did not finish merging"
+            f"book {book!r}: the top level ({len(levels) - 1}) has {len(top)} summaries; "
+            "the run did not finish merging",
+            file=path,
         )
     top_id = _summary_id(len(levels) - 1, 0)
     if final is None or final == top[0]:
         nodes[-1] = nodes[-1].model_copy(update={"kind": "final_summary"})
         return top_id
     if not isinstance(final, str) or not final.strip():
-        raise AdapterError(f"{path}: book {book!r}: 'final_summary' is empty or not a text")
+        raise AdapterError(f"book {book!r}: 'final_summary' is empty or not a text", file=path)
     nodes.append(Node(id="final-summary", text=final, stage=len(levels) + 2, kind="final_summary"))
     edges.append((top_id, "final-summary"))
     return "final-summary"
@@ -328,4 +333,4 @@ def _dag(path: Path, book: str, nodes: list[Node], edges: list[tuple[str, str]],
     try:
         return DAG.from_records(nodes, edges, metadata)
     except DagError as exc:
-        raise AdapterError(f"{path}: book {book!r}: {exc}") from None
+        raise AdapterError(f"book {book!r}: {exc}", file=path) from None

@@ -29,14 +29,14 @@ def detect_format(path: str | Path) -> RunFormat:
             first = handle.readline()
             rest = handle.read(1)
     except FileNotFoundError:
-        raise AdapterError(f"{path}: no such file") from None
+        raise AdapterError("no such file", file=path) from None
     value = _json_object(first)
     if value is None and rest:
         value = _json_object(path.read_bytes())
     if value is None:
         raise AdapterError(
-            f"{path}: not a summarization run: expected a {FORMAT_NAME!r} log, a DAG JSON file or "
-            "a BooookScore summary file"
+            f"not a summarization run: expected a {FORMAT_NAME!r} log, a DAG JSON file or a BooookScore summary file",
+            file=path,
         )
     if value.get("format") == FORMAT_NAME:
         return "summary-log"
@@ -44,7 +44,7 @@ def detect_format(path: str | Path) -> RunFormat:
         return "dag"
     if value and all(isinstance(v, list) or (isinstance(v, dict) and "summaries_dict" in v) for v in value.values()):
         return "booookscore"
-    raise AdapterError(f"{path}: a JSON object of an unknown kind (keys: {sorted(value)[:5]})")
+    raise AdapterError(f"a JSON object of an unknown kind (keys: {sorted(value)[:5]})", file=path)
 
 
 def _json_object(data: bytes) -> dict[str, Any] | None:
@@ -78,7 +78,7 @@ def load_summary_run(
     given = {"book": book, "chunks_path": chunks_path, "max_context_len": max_context_len, "chunk_size": chunk_size}
     extra = [name for name, option in given.items() if option is not None] + (["mode"] if mode != "auto" else [])
     if extra:
-        raise AdapterError(f"{path}: {', '.join(extra)} apply to BooookScore files only; this is a {kind}")
+        raise AdapterError(f"{', '.join(extra)} apply to BooookScore files only; this is a {kind}", file=path)
     if kind == "summary-log":
         return read_summary_log(path)
     try:

@@ -51,7 +51,7 @@ def scan_log(path: Path) -> LogScan:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise AdapterError(f"{path}: no such file") from None
+        raise AdapterError("no such file", file=path) from None
     parsed: list[tuple[int, dict[str, Any]]] = []
     unreadable: tuple[int, str] | None = None
     offset = 0
@@ -63,8 +63,9 @@ def scan_log(path: Path) -> LogScan:
             continue
         if unreadable is not None:
             raise AdapterError(
-                f"{path}, line {unreadable[0]}: unreadable record ({unreadable[1]}); only the last line of a "
-                "log may be incomplete"
+                f"unreadable record ({unreadable[1]}); only the last line of a log may be incomplete",
+                file=path,
+                line=unreadable[0],
             )
         value, reason = _decode(raw)
         if value is None:
@@ -92,20 +93,24 @@ def _decode(raw: bytes) -> tuple[dict[str, Any] | None, str]:
 def read_header(path: Path, scan: LogScan) -> LogHeader:
     """Validate line 1; a newer version is refused rather than half understood."""
     if not scan.lines:
-        raise AdapterError(f"{path}: empty log, expected a {FORMAT_NAME!r} header on line 1")
+        raise AdapterError(f"empty log, expected a {FORMAT_NAME!r} header on line 1", file=path)
     number, raw = scan.lines[0]
     if raw.get("format") != FORMAT_NAME:
         raise AdapterError(
-            f"{path}, line {number}: not a {FORMAT_NAME!r} log (the header's format is {raw.get('format')!r})"
+            f"not a {FORMAT_NAME!r} log (the header's format is {raw.get('format')!r})",
+            file=path,
+            line=number,
         )
     try:
         header = LogHeader.model_validate(raw)
     except ValidationError as exc:
-        raise AdapterError(f"{path}, line {number}: bad header: {_problems(exc)}") from None
+        raise AdapterError(f"bad header: {_problems(exc)}", file=path, line=number) from None
     if header.version > FORMAT_VERSION:
         raise AdapterError(
-            f"{path}, line {number}: log version {header.version} is newer than this reader "
-            f"(version {FORMAT_VERSION}); upgrade veritrail-graphrag"
+            f"log version {header.version} is newer than this reader "
+            f"(version {FORMAT_VERSION}); upgrade veritrail-graphrag",
+            file=path,
+            line=number,
         )
     return header
 
@@ -136,7 +141,9 @@ def read_summary_log(path: str | Path) -> DAG:
             run_metadata.update(record.metadata)
         elif question is not None and question[1] != record.text:
             raise AdapterError(
-                f"{path}, line {number}: a second, different question (the first is on line {question[0]})"
+                f"a second, different question (the first is on line {question[0]})",
+                file=path,
+                line=number,
             )
         else:
             question = (number, record.text)
@@ -159,9 +166,9 @@ def _parse(path: Path, number: int, raw: dict[str, Any]) -> TextRecord | Questio
     try:
         return parse_record(raw)
     except ValidationError as exc:
-        raise AdapterError(f"{path}, line {number}: {who}: {_problems(exc)}") from None
+        raise AdapterError(f"{who}: {_problems(exc)}", file=path, line=number) from None
     except ValueError as exc:
-        raise AdapterError(f"{path}, line {number}: {who}: {exc}") from None
+        raise AdapterError(f"{who}: {exc}", file=path, line=number) from None
 
 
 def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[str, Any]) -> DAG:
@@ -170,11 +177,16 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
     table: dict[str, TextRecord] = {}
     for number, record in records:
         if not record.id.strip():
-            raise AdapterError(f"{path}, line {number}: a record has a blank id")
+            raise AdapterError("a record has a blank id", file=path, line=number)
         if record.id in table:
-            raise AdapterError(f"{path}, line {number}: duplicate id {record.id!r} (first on line {lines[record.id]})")
+            raise AdapterError(
+                f"duplicate id {record.id!r} (first on line {lines[record.id]})",
+                file=path,
+                line=number,
+                ids=[record.id],
+            )
         if not record.text.strip():
-            raise AdapterError(f"{path}, line {number}: record {record.id!r} has empty text")
+            raise AdapterError(f"record {record.id!r} has empty text", file=path, line=number, ids=[record.id])
         lines[record.id] = number
         table[record.id] = record
     graph = nx.DiGraph()
@@ -182,19 +194,24 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
     for number, record in records:
         unknown = [i for i in record.inputs if i not in table]
         if unknown:
-            raise AdapterError(f"{path}, line {number}: record {record.id!r} names unknown input(s) {_named(unknown)}")
+            raise AdapterError(
+                f"record {record.id!r} names unknown input(s) {_named(unknown)}",
+                file=path,
+                line=number,
+                ids=[record.id, *unknown],
+            )
         graph.add_edges_from((source, record.id) for source in record.inputs)
     if not nx.is_directed_acyclic_graph(graph):
         cycle = [u for u, _ in nx.find_cycle(graph)]
         path_text = " -> ".join(f"{i!r} (line {lines[i]})" for i in [*cycle, cycle[0]])
-        raise AdapterError(f"{path}: the inputs form a cycle: {path_text}")
+        raise AdapterError(f"the inputs form a cycle: {path_text}", file=path, ids=cycle)
     stages: dict[str, int] = {}
     for node_id in nx.topological_sort(graph):
         record = table[node_id]
         try:
             stages[node_id] = derive_stage([stages[i] for i in record.inputs], record.stage)
         except ValueError as exc:
-            raise AdapterError(f"{path}, line {lines[node_id]}: record {node_id!r}: {exc}") from None
+            raise AdapterError(f"record {node_id!r}: {exc}", file=path, line=lines[node_id], ids=[node_id]) from None
     final = _final_summary(graph)
     nodes = [
         Node(
@@ -209,7 +226,7 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
     try:
         return DAG.from_records(nodes, graph.edges, metadata)
     except DagError as exc:
-        raise AdapterError(f"{path}: {exc}") from None
+        raise AdapterError(exc.problem, file=path, ids=exc.ids) from None
 
 
 def _final_summary(graph: nx.DiGraph) -> str | None:

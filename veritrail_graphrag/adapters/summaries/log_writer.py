@@ -58,7 +58,7 @@ class SummaryLog:
         self._stages: dict[str, int] = {}
         exists = self.path.exists() and self.path.stat().st_size > 0
         if exists and not resume:
-            raise AdapterError(f"{self.path}: the log already exists; pass resume=True to append to it")
+            raise AdapterError("the log already exists; pass resume=True to append to it", file=self.path)
         if exists:
             self._load_existing()
         else:
@@ -120,7 +120,7 @@ class SummaryLog:
     ) -> str:
         """Log a text made from `inputs` (already logged ids). Returns the id."""
         if not inputs:
-            raise AdapterError(f"{self.path}: summary {id!r} has no inputs; log sources with source()")
+            raise AdapterError(f"summary {id!r} has no inputs; log sources with source()", file=self.path)
         record = self._record(
             id=id, text=text, inputs=list(inputs), stage=stage, kind=kind, metadata=dict(metadata or {})
         )
@@ -131,12 +131,12 @@ class SummaryLog:
             return TextRecord(**fields)
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise AdapterError(f"{self.path}: record {fields.get('id')!r}: {problems}") from None
+            raise AdapterError(f"record {fields.get('id')!r}: {problems}", file=self.path) from None
 
     def question(self, text: str) -> None:
         """Log the question a query-focused summary answers (context for claim extraction)."""
         if not text.strip():
-            raise AdapterError(f"{self.path}: the question is empty")
+            raise AdapterError("the question is empty", file=self.path)
         self._append(QuestionRecord(type="question", text=text))
 
     def add_metadata(self, metadata: Mapping[str, Any]) -> None:
@@ -146,12 +146,12 @@ class SummaryLog:
     def _text(self, record: TextRecord) -> str:
         where = f"{self.path}: record {record.id!r}"
         if not record.id.strip():
-            raise AdapterError(f"{self.path}: a record has a blank id")
+            raise AdapterError("a record has a blank id", file=self.path)
         if not record.text.strip():
             raise AdapterError(f"{where} has empty text")
         with self._lock:
             if record.id in self._texts:
-                raise AdapterError(f"{where}: the id is already logged")
+                raise AdapterError("the id is already logged", file=where)
             unknown = [i for i in record.inputs if i not in self._stages]
             if unknown:
                 raise AdapterError(
@@ -161,7 +161,7 @@ class SummaryLog:
             try:
                 stage = derive_stage([self._stages[i] for i in record.inputs], record.stage)
             except ValueError as exc:
-                raise AdapterError(f"{where}: {exc}") from None
+                raise AdapterError(f"{exc}", file=where) from None
             self._write(record)
             self._texts[record.id] = record.text
             self._stages[record.id] = stage
@@ -173,7 +173,7 @@ class SummaryLog:
 
     def _write(self, record: BaseModel) -> None:
         if self._fd is None:
-            raise AdapterError(f"{self.path}: the log is closed")
+            raise AdapterError("the log is closed", file=self.path)
         try:
             payload = record.model_dump(mode="json", exclude_none=True)
             if not payload.get("metadata", True):
@@ -181,7 +181,7 @@ class SummaryLog:
             line = json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
         except (TypeError, ValueError, PydanticSerializationError) as exc:
             who = f"record {record.id!r}" if isinstance(record, TextRecord) else "a record"
-            raise AdapterError(f"{self.path}: {who} cannot be written as JSON: {exc}") from None
+            raise AdapterError(f"{who} cannot be written as JSON: {exc}", file=self.path) from None
         data = line.encode("utf-8")
         written = 0
         while written < len(data):

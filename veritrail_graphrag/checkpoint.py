@@ -1,0 +1,107 @@
+"""The checkpoint of an audit: finished claims, one JSON line each, beside the report.
+
+Each finished claim is appended (flushed and fsynced), so a crash, Ctrl-C or kill loses at most
+the claims that were in flight. A re-run with the same DAG, terminal, verifier and settings (the
+key in the first line) takes those claims from here instead of verifying them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.errors import OutputError
+from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.models import TrailConfig
+from veritrail_graphrag.trail import ClaimResult
+
+
+class CheckpointHeader(BaseModel):
+    """First line of a checkpoint: what the finished claims were computed for."""
+
+    checkpoint: str = "veritrail-audit"
+    key: str
+
+
+def audit_key(
+    dag: DAG, terminal: str | Mapping[str, str], verifier: str, settings: Mapping[str, Any], config: TrailConfig
+) -> str:
+    """Fingerprint of everything that changes a claim's result except the claim itself: the DAG,
+    the terminal(s), the verifier and its settings, the traversal settings (not concurrency)."""
+    digest = hashlib.sha256()
+    where = terminal if isinstance(terminal, str) else json.dumps(sorted(terminal.items()))
+    traversal = config.model_dump_json(exclude={"concurrency"})
+    for part in (where, verifier, json.dumps(settings, sort_keys=True), traversal):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for node in dag:
+        digest.update(f"{node.id}\0{node.stage}\0{node.text}\0".encode())
+    for source, target in dag.edges:
+        digest.update(f"{source}\0{target}\0".encode())
+    return digest.hexdigest()
+
+
+class Checkpoint:
+    """Append-only JSONL of finished claims; torn or foreign lines are ignored, never trusted."""
+
+    def __init__(self, path: Path, key: str) -> None:
+        self.path = path
+        self.key = key
+
+    def load(self) -> dict[str, ClaimResult]:
+        if not self.path.exists():
+            return {}
+        lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        try:
+            header = CheckpointHeader.model_validate_json(lines[0]) if lines else None
+        except ValidationError:
+            header = None
+        if header is None or header.key != self.key:
+            return {}
+        done: dict[str, ClaimResult] = {}
+        for line in lines[1:]:
+            try:
+                result = ClaimResult.model_validate_json(line)
+            except ValidationError:
+                continue
+            done[result.claim.id] = result
+        return done
+
+    def start(self, keep: bool) -> None:
+        """Begin a checkpoint (or continue a matching one when `keep`)."""
+        if keep and self.path.exists():
+            self._drop_torn_tail()
+            return
+        atomic_write_text(self.path, CheckpointHeader(key=self.key).model_dump_json() + "\n")
+
+    def _drop_torn_tail(self) -> None:
+        """A kill mid-write leaves a line without its newline; appending after it would glue the
+        next result onto the fragment, so cut back to the last complete line."""
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            with self.path.open("r+b") as handle:
+                handle.truncate(data.rfind(b"\n") + 1)
+
+    def append(self, result: ClaimResult) -> None:
+        try:
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(result.model_dump_json() + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise OutputError(f"not writable ({exc.strerror or exc})", file=self.path) from exc
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def checkpoint_path(report_path: Path) -> Path:
+    """Hidden, beside the report it will become."""
+    return report_path.with_name(f".{report_path.name}.partial.jsonl")

@@ -1,0 +1,129 @@
+"""Options shared by the `veritrail` commands, declared once.
+
+Each model's fields are command-line options (type, flag, help and default in one place);
+`@with_options(Model)` adds them to a command and hands the command one validated `flags`
+value, so `verify`, `audit`, `audit-index`, `query` and `eval` cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from pydantic import BaseModel
+
+from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.models import TrailConfig
+from veritrail_graphrag.verifiers.registry import VERIFIERS, VerifierOptions
+
+_R = TypeVar("_R")
+
+
+class VerifierFlags(BaseModel):
+    """Which verifier, and the model settings of the LLM verifier (None: from the settings files)."""
+
+    verifier: Annotated[str, typer.Option(help=f"One of: {', '.join(VERIFIERS)} (lexical needs no model).")] = "lexical"
+    model: Annotated[str | None, typer.Option(help="LLM: model or Azure deployment (default: settings).")] = None
+    base_url: Annotated[str | None, typer.Option(help="LLM: OpenAI-compatible base URL or Azure endpoint.")] = None
+    provider: Annotated[str | None, typer.Option(help="LLM: openai (any compatible server) or azure.")] = None
+    api_version: Annotated[str | None, typer.Option(help="LLM: Azure OpenAI API version.")] = None
+    local_model: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PATH.gguf|smollm2",
+            help="LLM: serve this GGUF with llama-cpp-python for the run (extra 'local'); smollm2 = the bundled tiny "
+            "model.",
+        ),
+    ] = None
+    samples: Annotated[
+        int,
+        typer.Option(min=1, help="LLM: samples per Evidence Selection and verdict call."),
+    ] = 1
+    min_agreement: Annotated[int, typer.Option(min=1, help="LLM: samples that must agree (confidence scores).")] = 1
+
+    def verifier_options(self, root: Path | None, concurrency: int | None = None) -> VerifierOptions:
+        """The registry's options; an unknown verifier, or LLM flags with another verifier, are
+        refused rather than ignored."""
+        if self.verifier not in VERIFIERS:
+            raise UsageError(f"unknown verifier {self.verifier!r}; choose one of: {', '.join(VERIFIERS)}")
+        llm_only = {
+            "--model": self.model,
+            "--base-url": self.base_url,
+            "--provider": self.provider,
+            "--api-version": self.api_version,
+            "--local-model": self.local_model,
+            "--samples": self.samples if self.samples != 1 else None,
+            "--min-agreement": self.min_agreement if self.min_agreement != 1 else None,
+        }
+        given = [flag for flag, value in llm_only.items() if value is not None]
+        if self.verifier != "llm" and given:
+            raise UsageError(f"{', '.join(given)} apply to --verifier llm only")
+        return VerifierOptions(
+            root=root, model=self.model, base_url=self.base_url, provider=self.provider,
+            api_version=self.api_version, local_model=self.local_model, concurrency=concurrency, samples=self.samples,
+            min_agreement=self.min_agreement,
+        )  # fmt: skip
+
+
+class AuditFlags(VerifierFlags):
+    """Everything an audit command needs besides its input: verifier, traversal, resume, dry run, CI gate."""
+
+    q: Annotated[
+        int,
+        typer.Option("--q", min=1, help="Consecutive Not Fully Supported verdicts that end a claim."),
+    ] = 1
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="Verifier calls in flight at once (default: LLM settings, else 16)."),
+    ] = None
+    resume: Annotated[
+        bool,
+        typer.Option(help="Reuse claims finished by an interrupted run with the same inputs."),
+    ] = True
+    dry_run: Annotated[bool, typer.Option(help="Estimate calls, tokens and cost from the DAG; call nothing.")] = False
+    fail_on_unsupported: Annotated[
+        bool,
+        typer.Option(help="Exit with code 1 when any claim is not Fully Supported (for CI gates)."),
+    ] = False
+
+    def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[VerifierOptions, TrailConfig]:
+        """Verifier options and traversal settings; concurrency defaults to the LLM settings' own."""
+        options = self.verifier_options(root, self.concurrency)
+        concurrency = self.concurrency
+        if concurrency is None and self.verifier == "llm":
+            from veritrail_graphrag.llm.config import resolve_llm_config
+
+            concurrency = resolve_llm_config(root, options.llm_overrides()).concurrency
+        config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency or 16)
+        return options, config
+
+
+def with_options(flags: type[BaseModel]) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """Add the fields of `flags` to a typer command as options (after its own), and call the
+    command with them gathered in one `flags` argument."""
+    hints = typing.get_type_hints(flags, include_extras=True)
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=field.default, annotation=hints[name])
+        for name, field in flags.model_fields.items()
+    ]
+
+    def decorate(command: Callable[..., _R]) -> Callable[..., _R]:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "flags"]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> _R:
+            values = {p.name: kwargs.pop(p.name) for p in shared}
+            return command(**kwargs, flags=flags(**values))
+
+        merged = signature.replace(parameters=[*own, *shared])
+        run.__signature__ = merged  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in merged.parameters.values()}
+        return run
+
+    return decorate
