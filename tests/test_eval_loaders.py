@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from samples import SHARED, needs_shared
+from samples import SAMPLES, SHARED, needs_shared
 
 from veritrail_graphrag.evaluation.catalog import load_benchmark
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.fables import SKIP_INAPPLICABLE, SKIP_NO_QUOTE, load_fables, quotes
 from veritrail_graphrag.evaluation.planted import FINAL, load_planted
-from veritrail_graphrag.evaluation.planted_facts import FACTS, UNCHANGED
+from veritrail_graphrag.evaluation.planted_facts import load_planted_facts
 from veritrail_graphrag.evaluation.summedits import load_summedits
 
 BENCHMARKS = SHARED / "benchmarks"
 needs_benchmarks = needs_shared(BENCHMARKS)
+PLANTED = load_planted_facts()
+FACTS, UNCHANGED = PLANTED.facts, PLANTED.unchanged
 
 
 @needs_benchmarks
@@ -101,7 +103,22 @@ def test_malformed_records_name_the_record(tmp_path: Path) -> None:
         load_summedits(tmp_path)
 
 
-def test_planted_falls_back_to_the_repositorys_sample_index(tmp_path: Path) -> None:
-    loaded = load_planted(tmp_path)
+def test_planted_reads_the_index_given_as_data_and_names_where_it_looked(tmp_path: Path) -> None:
+    loaded = load_planted(SAMPLES / "graphrag-christmas-carol")
     assert "sample_runs/graphrag-christmas-carol" in loaded.notes[0]
     assert len(loaded.items) == 4 * len(FACTS) + 6
+    with pytest.raises(BenchmarkDataError, match=r"no GraphRAG index .*graphrag-verbs-data.*pass --data"):
+        load_planted(tmp_path)
+
+
+def test_planted_facts_are_validated_data(tmp_path: Path) -> None:
+    path = tmp_path / "facts.yaml"
+    path.write_text("map_groups: [[1]]\nfacts: []\nunchanged: []\n")
+    with pytest.raises(BenchmarkDataError, match=r"facts\.yaml: facts: List should have at least 1 item"):
+        load_planted_facts(path)
+    path.write_text(
+        "map_groups: [[1]]\nfacts:\n- {id: a, community: 2, report_sentence: x, answer: x, kind: name, old: x, "
+        "new: y, descriptions: [{node: n, old: x, new: y}]}\nunchanged: []\n"
+    )
+    with pytest.raises(BenchmarkDataError, match="in no map group: a"):
+        load_planted_facts(path)

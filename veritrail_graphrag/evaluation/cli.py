@@ -110,7 +110,10 @@ def eval_command(
     split: Annotated[str, typer.Option(help="dev (tune here) or test (report this).")] = "test",
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items of the split.")] = None,
     data: Annotated[
-        Path | None, typer.Option(help="Folder of the benchmark data (default: ../shared/benchmarks if present).")
+        Path | None,
+        typer.Option(
+            help="Folder of the benchmark data (default: ../shared/benchmarks if present); planted: or the index."
+        ),
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
     *,

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import networkx as nx
 
-from veritrail_graphrag.adapters.graphrag import read_index
+from veritrail_graphrag.adapters.graphrag import locate, read_index
 from veritrail_graphrag.dag import DAG, DagFile, Node
-from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.errors import AdapterError, VeriTrailError
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim, LoadedBenchmark
-from veritrail_graphrag.evaluation.planted_facts import FACTS, MAP_GROUPS, UNCHANGED, AnswerSentence, PlantedFact
+from veritrail_graphrag.evaluation.planted_facts import AnswerSentence, PlantedFact, PlantedFacts, load_planted_facts
 from veritrail_graphrag.models import Claim
 
 INDEX_FOLDER = "graphrag-verbs-data"
@@ -47,30 +47,30 @@ def _map(group: int) -> str:
     return f"map_answer:{group}"
 
 
-def _group_of(community: int) -> int:
-    return next(i for i, group in enumerate(MAP_GROUPS) if community in group)
-
-
 def find_index(data_dir: Path) -> Path:
-    """The index beside the benchmarks (`shared/fixtures/`), inside `--data`, or the repo's sample copy."""
-    candidates = [
-        data_dir / INDEX_FOLDER,
-        data_dir.parent / "fixtures" / INDEX_FOLDER,
-        Path(__file__).resolve().parents[2] / "sample_runs" / "graphrag-christmas-carol",
-    ]
+    """`--data` when it is the index itself, else the index inside it or beside the benchmarks
+    (`shared/fixtures/`). Nothing is looked up relative to the installed package."""
+    candidates = [data_dir / INDEX_FOLDER, data_dir.parent / "fixtures" / INDEX_FOLDER]
     for candidate in candidates:
         if candidate.is_dir():
             return candidate
-    raise BenchmarkDataError(
-        "planted: no GraphRAG index of A Christmas Carol found; looked in " + ", ".join(map(str, candidates))
-    )
+    try:
+        locate(data_dir)
+    except AdapterError:
+        raise BenchmarkDataError(
+            f"planted: no GraphRAG index of A Christmas Carol at {data_dir}, "
+            f"{' or '.join(map(str, candidates))}; pass --data with the index folder "
+            "(in a checkout of this repository: sample_runs/graphrag-christmas-carol)"
+        ) from None
+    return data_dir
 
 
 class _Source:
     """The kept part of the index: six reports and all their ancestors, plus the hand-made answers."""
 
-    def __init__(self, index: DAG) -> None:
-        communities = [c for group in MAP_GROUPS for c in group]
+    def __init__(self, index: DAG, facts: PlantedFacts) -> None:
+        self.facts = facts
+        communities = [c for group in facts.map_groups for c in group]
         kept: set[str] = set()
         for community in communities:
             report = _report(community)
@@ -83,9 +83,9 @@ class _Source:
             kept |= ancestors | {report}
         self.nodes = {n: index.node(n) for n in sorted(kept)}
         self.edges = [(u, v) for u, v in index.edges if u in kept and v in kept]
-        self.edges += [(_report(c), _map(g)) for g, group in enumerate(MAP_GROUPS) for c in group]
-        self.edges += [(_map(g), FINAL) for g in range(len(MAP_GROUPS))]
-        self.sentences: list[AnswerSentence] = [*FACTS, *UNCHANGED]
+        self.edges += [(_report(c), _map(g)) for g, group in enumerate(facts.map_groups) for c in group]
+        self.edges += [(_map(g), FINAL) for g in range(len(facts.map_groups))]
+        self.sentences: list[AnswerSentence] = facts.sentences
         self._check()
 
     def _check(self) -> None:
@@ -93,7 +93,7 @@ class _Source:
             report = self.nodes[_report(sentence.community)]
             if sentence.report_sentence not in report.text:
                 raise BenchmarkDataError(f"planted: {sentence.id!r}: sentence not found in {report.id!r}")
-        for fact in FACTS:
+        for fact in self.facts.facts:
             if fact.old not in fact.report_sentence or fact.old not in fact.answer:
                 raise BenchmarkDataError(f"planted: {fact.id!r}: {fact.old!r} is not in its report sentence and answer")
             parents = set(nx.ancestors(nx.DiGraph(self.edges), _report(fact.community)))
@@ -112,7 +112,7 @@ class _Source:
     def dag(self, texts: dict[str, str], answers: dict[str, str]) -> DagFile:
         """The DAG with some node texts replaced and the given answer sentences."""
         nodes = [n.model_copy(update={"text": texts[n.id]}) if n.id in texts else n for n in self.nodes.values()]
-        for group, communities in enumerate(MAP_GROUPS):
+        for group, communities in enumerate(self.facts.map_groups):
             text = " ".join(answers[s.id] for s in self.sentences if s.community in communities)
             nodes.append(Node(id=_map(group), text=text, stage=MAP_STAGE, kind="map_answer"))
         final = " ".join(answers[s.id] for s in self.sentences)
@@ -165,18 +165,20 @@ class _Source:
         )
 
 
-def build_items(index: DAG) -> list[BenchmarkItem]:
+def build_items(index: DAG, facts: PlantedFacts) -> list[BenchmarkItem]:
     """Every fact at every stage from its description up, then the unchanged claims per community."""
-    source = _Source(index)
+    source = _Source(index, facts)
     items: list[BenchmarkItem] = []
-    for fact in FACTS:
+    for fact in facts.facts:
         stages: Iterable[int] = (source.description_stage(fact), REPORT_STAGE, MAP_STAGE, FINAL_STAGE)
         items.extend(source.case(fact, stage) for stage in stages)
-    items.extend(source.unchanged(c) for group in MAP_GROUPS for c in group)
+    items.extend(source.unchanged(c) for group in facts.map_groups for c in group)
     return items
 
 
 def load_planted(data_dir: Path) -> LoadedBenchmark:
+    """The cases built from the index `find_index` finds under `data_dir` and the packaged facts."""
+    facts = load_planted_facts()
     path = find_index(data_dir)
     try:
         index = read_index(path)
@@ -184,14 +186,14 @@ def load_planted(data_dir: Path) -> LoadedBenchmark:
         raise BenchmarkDataError(f"planted: cannot read the GraphRAG index at {path}: {exc}") from None
     return LoadedBenchmark(
         name="planted",
-        items=build_items(index),
+        items=build_items(index, facts),
         notes=[
             f"Built from the GraphRAG index at {path} (read with veritrail_graphrag.adapters.graphrag): "
-            f"{len(MAP_GROUPS)} map answers over community reports "
-            f"{', '.join(str(c) for g in MAP_GROUPS for c in g)}, their descriptions and text units; the map "
+            f"{len(facts.map_groups)} map answers over community reports "
+            f"{', '.join(str(c) for g in facts.map_groups for c in g)}, their descriptions and text units; the map "
             "and final answers are hand-made from report sentences.",
-            f"{len(FACTS)} facts, each changed at its description stage (2 or 3), the report (4), the map answer "
-            f"(5) and the final answer (6); {len(FACTS) + len(UNCHANGED)} unchanged answer sentences are the "
+            f"{len(facts.facts)} facts, each changed at its description stage (2 or 3), the report (4), the map answer "
+            f"(5) and the final answer (6); {len(facts.sentences)} unchanged answer sentences are the "
             "supported claims. Stages: " + "; ".join(f"{k} = {v}" for k, v in STAGE_NAMES.items()) + ".",
             "Localization: 'contains' = the reported error stages include the planted stage, 'exact' = they are "
             "exactly that stage.",
