@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from veritrail_graphrag.models import Sentence
 
 
+def _boundary_after(sentences: Sequence[Sentence], limit: int) -> bool:
+    """Content decides: true for about `len(sentences) / limit` of nodes, the same in every run."""
+    digest = hashlib.blake2b("\n".join(s.text for s in sentences).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % limit < len(sentences)
+
+
 def pack_nodes(nodes: Sequence[Sequence[Sentence]], limit: int) -> list[list[Sentence]]:
-    """Greedy packing that keeps a node's sentences in one prompt whenever the node fits in one.
+    """Pack nodes into prompts of at most `limit` sentences, keeping each node whole when it fits.
 
     A node is only split when it alone is longer than `limit`; keeping nodes whole lets the model
-    read each sentence in its own context.
+    read each sentence in its own context. Batches close where the content says so (after a node
+    whose text hashes below its share of the limit, about once per `limit` sentences) or when the
+    next node does not fit. So a node's batch depends only on its neighbours back to the last such
+    boundary, not on every node before it: when an unrelated node changes between two index
+    versions, the other prompts stay the same and their answers come from the cache.
     """
     batches: list[list[Sentence]] = []
     current: list[Sentence] = []
@@ -24,6 +35,9 @@ def pack_nodes(nodes: Sequence[Sequence[Sentence]], limit: int) -> list[list[Sen
                 batches.append(current)
                 current = []
             current.append(sentence)
+        if current and sentences and _boundary_after(sentences, limit):
+            batches.append(current)
+            current = []
     if current:
         batches.append(current)
     return batches

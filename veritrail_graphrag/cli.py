@@ -24,6 +24,7 @@ from veritrail_graphrag.errors import AdapterError, UsageError
 from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.exit_codes import ExitCode, guarded
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
+from veritrail_graphrag.compare.cli import compare_command
 from veritrail_graphrag.report import AuditReport, ClaimFailure
 from veritrail_graphrag.report_console import print_audit, print_dry_run, print_notes, progress, stdout
 from veritrail_graphrag.targets import AuditTarget, file_target, graphrag_index_target, graphrag_query_target
@@ -272,6 +273,7 @@ def query(
 
 app.command("eval")(eval_command)
 app.command("check-cited")(check_cited_command)
+app.command("compare")(compare_command)
 
 
 @app.command()

@@ -19,6 +19,7 @@ def _umask() -> int:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+<<<<<<< HEAD
     """Write to a temp file in the same folder, fsync, then rename over `path`; `OutputError`
     naming the file when the folder or the file cannot be written."""
     try:
@@ -28,12 +29,20 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+=======
+    """Write to a temp file in the same folder, fsync, then rename over `path`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """`atomic_write_text` for bytes (images, tables)."""
+>>>>>>> 8c4867e (veritrail compare: per-audit verdicts and error-stage rates with seeded 95% bootstrap intervals, pairwise Jensen-Shannon divergence (with interval), Spearman, Fisher's exact test of the NFS rate, matched claims with flipped verdicts and moved stages, --group pooling by claim count, a loud warning when the judges differ; compare.json/.md/.png. Stable Evidence Selection packing (content-defined batch boundaries). scipy (bootstrap, Fisher, Spearman, JS distance: not hand-rolled) and matplotlib (the PNG chart) added as dependencies)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would survive the rename
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)

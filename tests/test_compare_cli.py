@@ -1,0 +1,104 @@
+"""`veritrail compare` end to end on audits of the bundled GraphRAG sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from samples import copy_sample
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+
+runner = CliRunner()
+COMMUNITIES = ["--community", "88", "--community", "90", "--community", "92"]
+INVENTED = (
+    " Scrooge owned a fleet of steamships that sailed from Liverpool to Boston every winter."
+    " The Cratchit family emigrated to Canada in 1850 and opened a bakery there."
+    " Marley's ghost was exorcised by a bishop from York on Boxing Day."
+    " Fezziwig sold his warehouse to a railway company for nine thousand pounds."
+    " The Spirit of Christmas Yet to Come was revealed to be Scrooge's own brother."
+)
+
+
+def _audit(root: Path) -> Path:
+    result = runner.invoke(cli.app, ["audit-index", str(root), *COMMUNITIES])
+    assert result.exit_code == 0, result.output
+    return root / "output" / "veritrail" / "index-audit" / "report.json"
+
+
+@pytest.fixture(scope="module")
+def two_versions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The sample as indexed, and the same index with invented sentences added to one report."""
+    base = tmp_path_factory.mktemp("versions")
+    original = copy_sample("graphrag-christmas-carol", base / "original")
+    altered = copy_sample("graphrag-christmas-carol", base / "altered")
+    table = altered / "output" / "community_reports.parquet"
+    reports = pd.read_parquet(table)
+    row = reports.index[reports["community"] == 88][0]
+    reports.loc[row, "full_content"] = reports.loc[row, "full_content"] + "\n\n" + INVENTED.strip()
+    reports.to_parquet(table)
+    return _audit(original), _audit(altered)
+
+
+def test_an_altered_community_report_moves_the_report_stage_beyond_noise(
+    two_versions: tuple[Path, Path], tmp_path: Path
+) -> None:
+    original, altered = two_versions
+    result = runner.invoke(
+        cli.app, ["compare", str(original.parent), str(altered), "--labels", "as indexed,altered", "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    comparison = json.loads((tmp_path / "compare.json").read_text())
+    before, after = comparison["audits"]
+    assert after["claims"] == before["claims"] + 5  # the five invented sentences are new claims
+    # the offline verifier flags at least four of the five at the report stage
+    assert after["verdicts"]["Not Fully Supported"] >= before["verdicts"]["Not Fully Supported"] + 4
+    stage4 = [next(r for r in audit["stages"] if r["stage"] == 4) for audit in (before, after)]
+    assert stage4[1]["flagged"] >= stage4[0]["flagged"] + 4
+    [pair] = comparison["pairs"]
+    assert pair["matched"] == before["claims"] and pair["matched_by"] == "terminal and text"
+    assert not pair["flipped"] and not pair["warning"]  # the other claims kept their verdicts
+    assert 0 <= pair["js_low"] <= pair["js_divergence"] <= pair["js_high"]
+    markdown = (tmp_path / "compare.md").read_text()
+    assert "| as indexed |" in markdown and "![error-stage rates](compare.png)" in markdown
+    assert (tmp_path / "compare.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_groups_pool_runs_and_a_different_judge_is_a_loud_warning(
+    two_versions: tuple[Path, Path], tmp_path: Path
+) -> None:
+    original, altered = two_versions
+    judged_otherwise = tmp_path / "other" / "report.json"
+    judged_otherwise.parent.mkdir()
+    data = json.loads(altered.read_text())
+    data["verifier_settings"] = {"lexical": {**data["verifier_settings"]["lexical"], "threshold": 0.99}}
+    judged_otherwise.write_text(json.dumps(data))
+    result = runner.invoke(
+        cli.app,
+        ["compare", "--group", f"both={original},{altered}", str(judged_otherwise), "--out", str(tmp_path / "out")],
+    )
+    assert result.exit_code == 0, result.output
+    comparison = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert [a["label"] for a in comparison["audits"]] == ["other", "both"]  # positional audits, then groups
+    pooled = comparison["audits"][1]
+    assert pooled["claims"] == sum(
+        len(json.loads(p.read_text())["results"]) for p in (original, altered)
+    )
+    assert comparison["warnings"] and "different verifiers or settings" in comparison["warnings"][0]
+    assert "Warning:" in (tmp_path / "out" / "compare.md").read_text()
+    assert "different verifiers or settings" in result.output.replace("\n", " ")
+
+
+def test_bad_input_is_named(tmp_path: Path, two_versions: tuple[Path, Path]) -> None:
+    original, _ = two_versions
+    missing = runner.invoke(cli.app, ["compare", str(original), str(tmp_path / "nope")])
+    assert missing.exit_code == 2 and "nope: no such file or folder" in missing.output
+    alone = runner.invoke(cli.app, ["compare", str(original)])
+    assert alone.exit_code == 2 and "at least two audits" in alone.output
+    labels = runner.invoke(cli.app, ["compare", str(original), str(original), "--labels", "x"])
+    assert labels.exit_code == 2 and "--labels names 1 audits but 2" in labels.output
+    same = runner.invoke(cli.app, ["compare", str(original), str(original)])
+    assert same.exit_code == 2 and "tell them apart with --labels" in same.output

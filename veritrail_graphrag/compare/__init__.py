@@ -1,0 +1,1 @@
+"""Comparing finished audits: across index versions, settings, or groups of runs (METHOD.md section 6)."""

@@ -1,0 +1,165 @@
+"""Finished audits as `compare` sees them: one row per claim, and what the audit was made with.
+
+A path is a report file or a folder holding one (a query run's folder, an index audit's
+`index-audit` folder, a summary audit's `.veritrail` folder, or a GraphRAG project whose
+`output/veritrail` holds exactly one report). Reports are read as plain JSON and projected to the
+few fields a comparison needs, so a big index audit does not have to be rebuilt as full objects.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from veritrail_graphrag.errors import VeriTrailError
+
+REPORT_NAME = "report.json"
+NFS = "Not Fully Supported"
+_SPACE = re.compile(r"\s+")
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+class CompareError(VeriTrailError):
+    """An audit to compare cannot be found or read; names the path."""
+
+
+class ClaimRow(BaseModel):
+    id: str
+    text: str
+    terminal: str
+    verdict: str
+    error_stages: list[int] | None = Field(description="None: flagged but no stage could be named")
+    nodes_read: int = 0
+
+    @property
+    def flagged(self) -> bool:
+        return self.verdict == NFS
+
+    @property
+    def key(self) -> str:
+        """Normalized text: case, punctuation and spacing do not make two claims different."""
+        return _SPACE.sub(" ", _PUNCT.sub(" ", self.text.lower())).strip()
+
+
+class Audit(BaseModel):
+    """One audit, or several runs of one version pooled (`--group`): claims concatenated."""
+
+    label: str
+    paths: list[str]
+    verifier: str
+    verifier_settings: dict[str, Any]
+    claims: list[ClaimRow]
+    failed: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    cost_usd: float | None = 0.0
+    index_audit: bool = False
+
+    @property
+    def judge(self) -> str:
+        """What decides the verdicts: audits whose judges differ compare the judge too."""
+        return json.dumps({"verifier": self.verifier, "settings": _judge_settings(self.verifier_settings)}, sort_keys=True)
+
+
+def _judge_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """Settings that change verdicts; what a run found out about its endpoint does not."""
+    llm = settings.get("llm")
+    if isinstance(llm, dict):
+        return {**settings, "llm": {k: v for k, v in llm.items() if k != "answer_format"}}
+    return settings
+
+
+def find_report(path: Path) -> Path:
+    """The report file a path names, or a clear error listing what was found."""
+    if path.is_file():
+        return path
+    if not path.exists():
+        raise CompareError(f"{path}: no such file or folder")
+    direct = path / REPORT_NAME
+    if direct.is_file():
+        return direct
+    found = sorted(p for p in path.rglob(REPORT_NAME) if ".partial" not in p.name)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise CompareError(f"{path}: holds no {REPORT_NAME}; run an audit first, or name the report file")
+    listed = ", ".join(str(p.relative_to(path)) for p in found[:6])
+    raise CompareError(f"{path}: holds {len(found)} reports ({listed}); name the one to compare")
+
+
+def _claim_rows(path: Path, data: dict[str, Any]) -> list[ClaimRow]:
+    rows = []
+    for number, result in enumerate(data.get("results", [])):
+        try:
+            claim = result["claim"]
+            iterations = result.get("iterations", [])
+            read = result.get("nodes_read", sum(len(it.get("checked", [])) for it in iterations))
+            rows.append(
+                ClaimRow(
+                    id=claim["id"],
+                    text=claim["text"],
+                    terminal=result["terminal"],
+                    verdict=result["verdict"],
+                    error_stages=result.get("error_stages"),
+                    nodes_read=read,
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CompareError(f"{path}: results[{number}] is not a claim result ({exc})") from None
+    return rows
+
+
+def load_audit(path: Path, label: str | None = None) -> Audit:
+    report = find_report(path)
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise CompareError(f"{report}: cannot read this report ({exc})") from None
+    if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
+        raise CompareError(f"{report}: not a veritrail report")
+    usage = (data.get("usage") or {}).get("total") or {}
+    return Audit(
+        label=label or _default_label(report),
+        paths=[str(report)],
+        verifier=data.get("verifier", "?"),
+        verifier_settings=data.get("verifier_settings") or {},
+        claims=_claim_rows(report, data),
+        failed=len(data.get("failed", [])),
+        calls=usage.get("calls", 0),
+        cached_calls=usage.get("cached_calls", 0),
+        cost_usd=usage.get("cost_usd", 0.0),
+        index_audit=report.parent.name == "index-audit",
+    )
+
+
+def _default_label(report: Path) -> str:
+    """The folder that tells audits apart: above `output/veritrail/...`, or the report's own folder."""
+    parts = report.parent.parts
+    if "veritrail" in parts:
+        above = parts[: parts.index("veritrail")]
+        above = above[:-1] if above and above[-1] == "output" else above
+        if above:
+            return above[-1] + ("" if report.parent.name == "index-audit" else f"/{report.parent.name}")
+    return report.parent.name
+
+
+def pool(label: str, audits: list[Audit]) -> Audit:
+    """Several runs of one version as one: claims pooled, so each run weighs by its claim count."""
+    judges = {a.judge for a in audits}
+    costs = [a.cost_usd for a in audits]
+    return Audit(
+        label=label,
+        paths=[p for a in audits for p in a.paths],
+        verifier=audits[0].verifier if len(judges) == 1 else "mixed",
+        verifier_settings=audits[0].verifier_settings if len(judges) == 1 else {"mixed": sorted(judges)},
+        claims=[c for a in audits for c in a.claims],
+        failed=sum(a.failed for a in audits),
+        calls=sum(a.calls for a in audits),
+        cached_calls=sum(a.cached_calls for a in audits),
+        cost_usd=None if any(c is None for c in costs) else sum(c or 0.0 for c in costs),
+        index_audit=all(a.index_audit for a in audits),
+    )

@@ -1,0 +1,78 @@
+"""`veritrail compare`: finished audits side by side, written as compare.json, compare.md and a chart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from veritrail_graphrag.compare.audits import Audit, CompareError, load_audit, pool
+from veritrail_graphrag.files import atomic_write_text
+
+stdout = Console()
+stderr = Console(stderr=True)
+CHART = "compare.png"
+
+
+def _audits(paths: list[Path], labels: list[str], groups: list[str]) -> list[Audit]:
+    if labels and len(labels) != len(paths):
+        raise CompareError(f"--labels names {len(labels)} audits but {len(paths)} were given")
+    audits = [load_audit(path, labels[i] if labels else None) for i, path in enumerate(paths)]
+    for group in groups:
+        name, _, members = group.partition("=")
+        if not name.strip() or not members.strip():
+            raise CompareError(f"--group {group!r}: write NAME=AUDIT,AUDIT,...")
+        audits.append(pool(name.strip(), [load_audit(Path(m.strip())) for m in members.split(",") if m.strip()]))
+    if len(audits) < 2:
+        raise CompareError("compare needs at least two audits (or groups)")
+    seen: set[str] = set()
+    for audit in audits:
+        if audit.label in seen:
+            raise CompareError(f"two audits are labelled {audit.label!r}: tell them apart with --labels")
+        seen.add(audit.label)
+    return audits
+
+
+def compare_command(
+    audits: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="AUDIT...", help="Reports, or folders holding one (query runs, index audits...)."),
+    ] = None,
+    labels: Annotated[str | None, typer.Option(help="Names for the audits, comma-separated, in order.")] = None,
+    group: Annotated[
+        list[str] | None,
+        typer.Option(help="NAME=AUDIT,AUDIT,...: pool several runs of one version (weighted by claim count)."),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for compare.json, compare.md and compare.png.")] = Path(
+        "veritrail-compare"
+    ),
+) -> None:
+    """Compare finished audits: verdicts, error-stage rates with intervals, and what moved between them."""
+    from veritrail_graphrag.compare.compute import compare  # scipy and matplotlib: only when comparing
+    from veritrail_graphrag.compare.render import render_chart, render_markdown, tables
+
+    try:
+        loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
+        comparison = compare(loaded)
+        out.mkdir(parents=True, exist_ok=True)
+        chart = None
+        if comparison.stages:
+            render_chart(comparison, out / CHART)
+            chart = CHART
+        atomic_write_text(out / "compare.json", comparison.model_dump_json(indent=1))
+        atomic_write_text(out / "compare.md", render_markdown(comparison, chart))
+    except CompareError as exc:
+        stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=2) from None
+    except OSError as exc:
+        stderr.print(f"[red]error:[/red] cannot write to {escape(str(out))}: {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=5) from None
+    for warning in comparison.warnings:
+        stderr.print(f"[bold red]warning:[/bold red] {escape(warning)}", highlight=False, soft_wrap=True)
+    for table in tables(comparison):
+        stdout.print(table)
+    stdout.print(f"Written: {out / 'compare.json'}, {out / 'compare.md'}" + (f", {out / CHART}" if chart else ""),
+                 highlight=False, soft_wrap=True, markup=False)  # fmt: skip
