@@ -19,24 +19,20 @@ def _umask() -> int:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-<<<<<<< HEAD
     """Write to a temp file in the same folder, fsync, then rename over `path`; `OutputError`
     naming the file when the folder or the file cannot be written."""
-    try:
-        _atomic_write(path, text)
-    except OSError as exc:
-        raise OutputError(f"not writable ({exc.strerror or exc})", file=path) from exc
-
-
-def _atomic_write(path: Path, text: str) -> None:
-=======
-    """Write to a temp file in the same folder, fsync, then rename over `path`."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """`atomic_write_text` for bytes (images, tables)."""
->>>>>>> 8c4867e (veritrail compare: per-audit verdicts and error-stage rates with seeded 95% bootstrap intervals, pairwise Jensen-Shannon divergence (with interval), Spearman, Fisher's exact test of the NFS rate, matched claims with flipped verdicts and moved stages, --group pooling by claim count, a loud warning when the judges differ; compare.json/.md/.png. Stable Evidence Selection packing (content-defined batch boundaries). scipy (bootstrap, Fisher, Spearman, JS distance: not hand-rolled) and matplotlib (the PNG chart) added as dependencies)
+    try:
+        _atomic_write(path, data)
+    except OSError as exc:
+        raise OutputError(f"not writable ({exc.strerror or exc})", file=path) from exc
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

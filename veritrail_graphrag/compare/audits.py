@@ -78,7 +78,7 @@ def find_report(path: Path) -> Path:
     if path.is_file():
         return path
     if not path.exists():
-        raise CompareError(f"{path}: no such file or folder")
+        raise CompareError(f"no such file or folder", file=path)
     direct = path / REPORT_NAME
     if direct.is_file():
         return direct
@@ -86,9 +86,9 @@ def find_report(path: Path) -> Path:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise CompareError(f"{path}: holds no {REPORT_NAME}; run an audit first, or name the report file")
+        raise CompareError(f"holds no {REPORT_NAME}; run an audit first, or name the report file", file=path)
     listed = ", ".join(str(p.relative_to(path)) for p in found[:6])
-    raise CompareError(f"{path}: holds {len(found)} reports ({listed}); name the one to compare")
+    raise CompareError(f"holds {len(found)} reports ({listed}); name the one to compare", file=path)
 
 
 def _claim_rows(path: Path, data: dict[str, Any]) -> list[ClaimRow]:
@@ -109,7 +109,7 @@ def _claim_rows(path: Path, data: dict[str, Any]) -> list[ClaimRow]:
                 )
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise CompareError(f"{path}: results[{number}] is not a claim result ({exc})") from None
+            raise CompareError(f"results[{number}] is not a claim result ({exc})", file=path) from None
     return rows
 
 
@@ -118,9 +118,9 @@ def load_audit(path: Path, label: str | None = None) -> Audit:
     try:
         data = json.loads(report.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise CompareError(f"{report}: cannot read this report ({exc})") from None
+        raise CompareError(f"cannot read this report ({exc})", file=report) from None
     if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
-        raise CompareError(f"{report}: not a veritrail report")
+        raise CompareError(f"not a veritrail report", file=report)
     usage = (data.get("usage") or {}).get("total") or {}
     return Audit(
         label=label or _default_label(report),

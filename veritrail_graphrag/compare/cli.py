@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from veritrail_graphrag.compare.audits import Audit, CompareError, load_audit, pool
+from veritrail_graphrag.errors import OutputError
 from veritrail_graphrag.files import atomic_write_text
 
 stdout = Console()
@@ -67,7 +68,7 @@ def compare_command(
     except CompareError as exc:
         stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from None
-    except OSError as exc:
+    except (OutputError, OSError) as exc:
         stderr.print(f"[red]error:[/red] cannot write to {escape(str(out))}: {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=5) from None
     for warning in comparison.warnings:
