@@ -78,7 +78,7 @@ def find_report(path: Path) -> Path:
     if path.is_file():
         return path
     if not path.exists():
-        raise CompareError(f"no such file or folder", file=path)
+        raise CompareError("no such file or folder", file=path)
     direct = path / REPORT_NAME
     if direct.is_file():
         return direct
@@ -120,7 +120,7 @@ def load_audit(path: Path, label: str | None = None) -> Audit:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise CompareError(f"cannot read this report ({exc})", file=report) from None
     if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
-        raise CompareError(f"not a veritrail report", file=report)
+        raise CompareError("not a veritrail report", file=report)
     usage = (data.get("usage") or {}).get("total") or {}
     return Audit(
         label=label or _default_label(report),
