@@ -6,7 +6,7 @@ back the base URL. Everything else goes through the normal OpenAI client, so the
 usage and the structured-output ladder work exactly as they do against a hosted model.
 
 The server is always stopped: on leaving the `with` block (also on Ctrl-C and on errors), and on
-Linux also when this process dies without cleaning up (the child asks the kernel for SIGTERM when
+Linux also when this process dies without cleaning up (the child asks the kernel for SIGKILL when
 its parent goes), so no orphan keeps the model in memory.
 """
 
