@@ -13,6 +13,7 @@ import veritrail_graphrag.cli as cli
 from veritrail_graphrag import DAG, Claim, StopReason, TrailConfig, Verdict, VeriTrail
 from veritrail_graphrag.errors import TerminalError
 from veritrail_graphrag.models import Excerpt, Sentence
+from veritrail_graphrag.targets import file_target
 from veritrail_graphrag.verifiers import EvidenceSelection
 
 FS, NFS = Verdict.FULLY_SUPPORTED, Verdict.NOT_FULLY_SUPPORTED
@@ -145,6 +146,16 @@ def test_verify_refuses_a_root_as_terminal_with_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert "'chunk-1'" in result.output and "no inputs" in result.output
     assert "Traceback" not in result.output and not out.exists()
+
+
+def test_audit_of_a_dag_whose_only_node_is_source_text_is_refused_before_any_claim(tmp_path: Path) -> None:
+    path = tmp_path / "alone.json"
+    DAG.from_records([{"id": "only", "stage": 1, "text": "MARK."}], []).to_json(path)
+    with pytest.raises(TerminalError, match="'only'"):
+        file_target(path)  # the target is refused before a verifier exists, so no extraction is paid for
+    result = CliRunner().invoke(cli.app, ["audit", str(path), "--verifier", "lexical"])
+    assert result.exit_code == 2, result.output
+    assert "'only'" in result.output and "Traceback" not in result.output
 
 
 def test_excerpts_shown_are_the_ones_recorded() -> None:

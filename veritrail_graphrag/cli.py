@@ -19,7 +19,7 @@ from veritrail_graphrag.cited.cli import check_cited_command
 from veritrail_graphrag.claims import extract_claims, given_claims, load_claims
 from veritrail_graphrag.cli_options import AuditFlags, with_options
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.engine import VeriTrail, resolve_terminal
+from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import AdapterError, UsageError
 from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.exit_codes import ExitCode, guarded
@@ -155,7 +155,7 @@ def verify(
     if claims_path is not None and claim:
         raise UsageError("give either --claims or --claim, not both")
     dag = DAG.from_json(dag_path)
-    start = resolve_terminal(dag, terminal)
+    start = dag.resolve_terminal(terminal)
     claims = load_claims(claims_path) if claims_path is not None else given_claims(claim) if claim else None
     target = AuditTarget(dag, [start], dag_path.parent, str(dag_path), dag.metadata.get("question"))
     report_path = out or dag_path.with_name(dag_path.stem + ".report.json")

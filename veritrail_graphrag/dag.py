@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from veritrail_graphrag.errors import DagError
+from veritrail_graphrag.errors import DagError, TerminalError
 from veritrail_graphrag.files import atomic_write_text, read_json
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.sentences import split_sentences
@@ -208,10 +208,16 @@ class DAG:
         return self._sinks[0]
 
     def resolve_terminal(self, terminal: str | None) -> str:
-        if terminal is None:
-            return self.terminal
-        self.node(terminal)
-        return terminal
+        """The node whose claims are traced: `terminal`, or the unique sink. A node without inputs
+        is source text: there is nothing to trace it to, so it is refused rather than blamed."""
+        node_id = self.terminal if terminal is None else self.node(terminal).id
+        if self.is_root(node_id):
+            raise TerminalError(
+                f"node {node_id!r} has no inputs (it is source text), so its claims cannot be traced; "
+                "verify a node that was produced from other nodes",
+                node_id,
+            )
+        return node_id
 
     def stage(self, node_id: str) -> int:
         return self.node(node_id).stage

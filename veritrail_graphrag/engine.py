@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from veritrail_graphrag.batching import pack_nodes, ranges
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.decomposition import DecompositionQueue
-from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, TerminalError, VerifierError
+from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, VerifierError
 from veritrail_graphrag.evidence import Evidence
 from veritrail_graphrag.localization import error_stages
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
@@ -52,19 +52,6 @@ async def _awaited(call: Awaitable[_T]) -> _T:
     return await call
 
 
-def resolve_terminal(dag: DAG, terminal: str | None) -> str:
-    """The node whose claims are traced: `terminal`, or the DAG's unique sink. A node without
-    inputs is source text: there is nothing to trace it to, so it is refused rather than blamed."""
-    node_id = dag.resolve_terminal(terminal)
-    if not dag.src(node_id):
-        raise TerminalError(
-            f"node {node_id!r} has no inputs (it is source text), so its claims cannot be traced; "
-            "verify a node that was produced from other nodes",
-            node_id,
-        )
-    return node_id
-
-
 class VeriTrail:
     """Verify claims against a DAG with a verifier. One engine can serve many DAGs and claims."""
 
@@ -77,7 +64,7 @@ class VeriTrail:
         return asyncio.run(self.averify(dag, claim, terminal))
 
     async def averify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
-        start = resolve_terminal(dag, terminal)
+        start = dag.resolve_terminal(terminal)
         return await _Trail(self, dag, claim, start, asyncio.Semaphore(self.config.concurrency)).run()
 
     async def averify_many(
@@ -102,9 +89,9 @@ class VeriTrail:
             missing = [c.id for c in claims if c.id not in terminal]
             if missing:
                 raise ClaimsError(f"no terminal given for claims {', '.join(map(repr, missing[:10]))}", ids=missing)
-            starts = {c.id: resolve_terminal(dag, terminal[c.id]) for c in claims}
+            starts = {c.id: dag.resolve_terminal(terminal[c.id]) for c in claims}
         else:
-            start = resolve_terminal(dag, terminal)
+            start = dag.resolve_terminal(terminal)
             starts = {c.id: start for c in claims}
         semaphore = asyncio.Semaphore(self.config.concurrency)
 

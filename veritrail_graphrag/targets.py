@@ -126,4 +126,4 @@ def file_target(
         path, book=book, chunks_path=chunks_path, max_context_len=max_context_len, chunk_size=chunk_size
     )
     out_dir = path.with_name(f"{path.stem}.veritrail")
-    return AuditTarget(dag, [dag.terminal], out_dir, str(path), dag.metadata.get("question"))
+    return AuditTarget(dag, [dag.resolve_terminal(None)], out_dir, str(path), dag.metadata.get("question"))
