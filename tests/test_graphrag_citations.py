@@ -39,7 +39,7 @@ def test_unknown_datasets_and_words_are_skipped() -> None:
 
 def test_cited_records_resolve_to_nodes_by_short_id() -> None:
     nodes = [
-        Node(id="text_unit:3", text="t", stage=1, kind="text_unit", metadata={"human_readable_id": 3}),
+        Node(id="text_unit:3", text="t", stage=1, kind="text_unit", metadata={"human_readable_id": 9, "row": 3}),
         Node(id="entity:MARLEY@text_unit:3", text="e", stage=2, kind="entity", metadata={"human_readable_id": 5}),
         Node(id="entity:MARLEY", text="e", stage=3, kind="entity_summary", metadata={"human_readable_id": 5}),
         Node(id="relationship:A->B", text="r", stage=2, kind="relationship", metadata={"human_readable_id": "12"}),
@@ -54,7 +54,7 @@ def test_cited_records_resolve_to_nodes_by_short_id() -> None:
     ]
     index = CitationIndex(DAG.from_records(nodes, edges))
     found, unknown = index.resolve(
-        data_citations("[Data: Entities (5); Relationships (12, 40); Sources (3); Reports (7)]")
+        data_citations("[Data: Entities (5); Relationships (12, 40); Sources (3, 9); Reports (7)]")
     )
     assert found == ["entity:MARLEY", "relationship:A->B", "text_unit:3", "report:7"]
-    assert unknown == ["relationships:40"]
+    assert unknown == ["relationships:40", "sources:9"]  # Sources are row numbers, not human_readable_ids

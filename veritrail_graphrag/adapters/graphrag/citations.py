@@ -2,8 +2,10 @@
 (12, 40); Sources (3)]`, and the DAG nodes they name.
 
 GraphRAG's prompts ask the model to cite record ids of the tables it was shown, at most five per
-dataset, then `+more`. The ids are GraphRAG's short ids: a report's community number, and the
-`human_readable_id` of an entity, relationship, claim (covariate) or text unit ("Sources").
+dataset, then `+more`. The ids are GraphRAG's short ids: a report's community number, the
+`human_readable_id` of an entity, relationship or claim (covariate), and for a text unit
+("Sources") its row in `text_units.parquet`, not its `human_readable_id` (GraphRAG's query side
+numbers text units by position; the two differ after `graphrag update` and in 1.x indexes).
 """
 
 from __future__ import annotations
@@ -45,11 +47,16 @@ _KINDS: dict[Dataset, tuple[tuple[str, ...], str]] = {
     "entities": (("entity", "entity_summary"), "human_readable_id"),
     "relationships": (("relationship", "relationship_summary"), "human_readable_id"),
     "claims": (("covariate",), "human_readable_id"),
-    "sources": (("text_unit",), "human_readable_id"),
+    "sources": (("text_unit",), "row"),
 }
 
 
-def _record_id(value: object) -> int | None:
+def dataset_of(name: str) -> Dataset | None:
+    """The dataset a citation or context table names (`Reports`, `entity`, `sources`), or None."""
+    return _NAMES.get(name.strip().lower())
+
+
+def record_id(value: object) -> int | None:
     """A short id as GraphRAG writes it (int, float or digits), or None."""
     if isinstance(value, bool) or value is None:
         return None
@@ -78,7 +85,7 @@ def data_citations(text: str) -> list[DataCitation]:
     found: list[DataCitation] = []
     for block in _BLOCK.finditer(text):
         for group in _GROUP.finditer(block["body"]):
-            dataset = _NAMES.get(group["name"].strip().lower())
+            dataset = dataset_of(group["name"])
             if dataset is None:
                 continue
             tokens = [t.strip() for t in group["ids"].split(",") if t.strip()]
@@ -119,7 +126,7 @@ class CitationIndex:
             if node.kind not in by_kind or ids.FROM_CHUNK in node.id:
                 continue
             dataset, key = by_kind[node.kind]
-            record = _record_id(node.metadata.get(key))
+            record = record_id(node.metadata.get(key))
             if record is not None:
                 self._nodes.setdefault((dataset, record), node.id)
 

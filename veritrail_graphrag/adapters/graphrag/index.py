@@ -29,7 +29,7 @@ from veritrail_graphrag.adapters.graphrag.membership import (
     report_hierarchy,
     subject_members,
 )
-from veritrail_graphrag.adapters.graphrag.tables import IndexTables, Table, load_tables
+from veritrail_graphrag.adapters.graphrag.tables import ROW, IndexTables, Table, load_tables
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
 
@@ -45,7 +45,7 @@ def _text_units(table: Table, parts: Parts) -> pd.Series:
         frame,
         stage=1,
         kind="text_unit",
-        meta={"id": "id", "human_readable_id": "human_readable_id", "n_tokens": "n_tokens"},
+        meta={"id": "id", "human_readable_id": "human_readable_id", "row": ROW, "n_tokens": "n_tokens"},
     )
     return pd.Series(frame["node"].to_numpy(), index=frame["id"].to_numpy())
 

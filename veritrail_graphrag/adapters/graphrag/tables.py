@@ -18,6 +18,9 @@ from veritrail_graphrag.adapters.graphrag.layout import Layout, columns_of
 from veritrail_graphrag.errors import AdapterError
 
 Kind = Literal["str", "int", "list", "any"]
+ROW = "row"
+"""A text unit's label in its table's index (its row number unless the parquet stores an index):
+the id local, basic and DRIFT search show for it as `Sources (n)`, not its `human_readable_id`."""
 
 
 @dataclass(frozen=True)
@@ -177,8 +180,20 @@ def read_table(name: str, path: Path) -> Table:
         frame = pd.read_parquet(path, columns=list(selected))
     except (OSError, ValueError) as exc:
         raise AdapterError(f"cannot be read ({exc})", file=path) from None
-    frame = frame.rename(columns=selected).reset_index(drop=True)
+    frame = frame.rename(columns=selected)
+    if name == "text_units":
+        frame[ROW] = _row_labels(frame.index)
+    frame = frame.reset_index(drop=True)
     return Table(path=path, frame=_normalise(frame, SCHEMAS[name], path))
+
+
+def _row_labels(index: pd.Index) -> pd.Series:
+    """The text units' index as GraphRAG's query side reads it: integers when they are."""
+    labels = pd.Series(index.to_numpy(), dtype=object)
+    numbers = pd.to_numeric(labels, errors="coerce")
+    if numbers.notna().all() and (numbers % 1 == 0).all():
+        return numbers.astype("int64")
+    return labels.astype(str)
 
 
 def load_tables(layout: Layout, *, include_covariates: bool = True) -> IndexTables:
