@@ -1,15 +1,21 @@
-"""A scripted completion model that lets GraphRAG 3.3 index and answer a global query offline.
+"""A scripted completion model that lets GraphRAG 3.3 index and answer every search method offline.
 
 GraphRAG's own `mock` model replays a fixed list of answers in call order, which cannot survive
-concurrent calls and does not stream (global search's reduce step always streams). This model
-reads which of GraphRAG's default prompts it was given, and for the extraction prompt which
-document, and answers with the texts below in the formats GraphRAG parses: delimited
-entity/relationship tuples, the community-report JSON, the map step's `{"points": [...]}`.
+concurrent calls and does not stream (every search's answer step streams). This model reads
+which of GraphRAG's default prompts it was given, and for the extraction prompts which document
+(for DRIFT's follow-up searches which follow-up query), and answers with the texts below in the
+formats GraphRAG parses: delimited entity/relationship and claim tuples, the community-report
+JSON, the map step's `{"points": [...]}`, DRIFT's primer and follow-up JSON.
 Every call is kept in `ScriptedCompletion.calls` so a test can check what a step was shown.
 
 The corpus is tests/data/graphrag_tiny: Mira Vell's rescue (lighthouse.txt) and the pier named
 after her (council.txt). MIRA VELL appears in both documents, so her description is summarized
-(stage 3); the reduce answer plants one claim no document supports (the royal medal).
+(stage 3); `ADDED_DOCUMENT` (a ferry to Skarra) is the document a `graphrag update` adds. Each
+final answer plants one claim no document supports: the royal medal (global), her birth year
+(local), the pier's extension (basic), the golden lantern (DRIFT). The answers cite
+records by the ids GraphRAG shows in a fresh index of this corpus: text unit row 0 is council.txt,
+row 1 lighthouse.txt; entity 0 MIRA VELL, 2 ELDMOUTH LIGHTHOUSE; relationship 1 MIRA VELL ->
+ELDMOUTH LIGHTHOUSE; claim 1 the rescue (with `extract_claims` enabled); report 0 the one community.
 """
 
 from __future__ import annotations
@@ -49,6 +55,17 @@ SUMMARY = (
     "Mira Vell kept the Eldmouth lighthouse for twelve years and rescued the six sailors of the schooner Gull in "
     "1887; in 1890 the new Eldmouth harbor pier was named after her."
 )
+ADDED_DOCUMENT = (
+    "ferry.txt",
+    "In 1895 the harbor master Tomas Reed started a ferry from the Vell pier to the island of Skarra.\n",
+)
+EXTRACTIONS["island of Skarra"] = (
+    '("entity"<|>TOMAS REED<|>PERSON<|>Tomas Reed, harbor master of Eldmouth, started a ferry to Skarra in 1895)'
+    "\n##\n"
+    '("entity"<|>SKARRA<|>GEO<|>The island of Skarra, reached by ferry from the Vell pier)\n##\n'
+    '("relationship"<|>TOMAS REED<|>SKARRA<|>Tomas Reed started a ferry from the Vell pier to Skarra in 1895<|>7)'
+    "\n<|COMPLETE|>"
+)
 REPORT = {
     "title": "Mira Vell and the Eldmouth harbor",
     "summary": "The community centres on Mira Vell, keeper of the Eldmouth lighthouse, and the town council that "
@@ -81,6 +98,22 @@ MAP_POINTS = [
     },
     {"description": "The reports do not say who built the lighthouse.", "score": 0},
 ]
+CLAIMS = {
+    "schooner Gull": (
+        "(MIRA VELL<|>SCHOONER GULL<|>RESCUE<|>TRUE<|>1887-01-01T00:00:00<|>1887-12-31T00:00:00<|>Mira Vell "
+        "rescued the six sailors of the schooner Gull in 1887<|>she rowed out and brought all six sailors home)"
+        "\n<|COMPLETE|>"
+    ),
+    "bronze plaque": (
+        "(ELDMOUTH TOWN COUNCIL<|>MIRA VELL<|>HONOUR<|>TRUE<|>1890-01-01T00:00:00<|>1890-12-31T00:00:00<|>The "
+        "Eldmouth town council named the new harbor pier after Mira Vell in 1890<|>voted to name the new harbor "
+        "pier after Mira Vell)\n<|COMPLETE|>"
+    ),
+}
+CLAIMS["island of Skarra"] = (
+    "(TOMAS REED<|>SKARRA<|>FERRY<|>TRUE<|>1895-01-01T00:00:00<|>1895-12-31T00:00:00<|>Tomas Reed started a "
+    "ferry to the island of Skarra in 1895<|>started a ferry from the Vell pier)\n<|COMPLETE|>"
+)
 REDUCE_ANSWER = (
     "## Mira Vell of Eldmouth\n\n"
     "Mira Vell kept the Eldmouth lighthouse and rescued the six sailors of the schooner Gull in 1887 "
@@ -89,13 +122,67 @@ REDUCE_ANSWER = (
     "She later received a royal medal for bravery from the queen [Data: Reports (0)]."
 )
 
+LOCAL_PLANTED = "She was born in Eldmouth in 1851."
+LOCAL_ANSWER = (
+    "## Mira Vell of Eldmouth\n\n"
+    "Mira Vell kept the Eldmouth lighthouse for twelve years [Data: Entities (0); Relationships (1)]. "
+    "She rescued the six sailors of the schooner Gull in 1887 [Data: Sources (1); Claims (1)]. "
+    "In 1890 the Eldmouth town council named the new harbor pier after her [Data: Reports (0); Sources (0)]. "
+    f"{LOCAL_PLANTED[:-1]} [Data: Sources (1)]."
+)
+BASIC_PLANTED = "The pier was later extended by forty meters."
+BASIC_ANSWER = (
+    "Mira Vell kept the Eldmouth lighthouse and rescued the six sailors of the schooner Gull in 1887 "
+    "[Data: Sources (1)]. In 1890 the Eldmouth town council named the new harbor pier after Mira Vell "
+    f"[Data: Sources (0)]. {BASIC_PLANTED[:-1]} [Data: Sources (0)]."
+)
+DRIFT_HYPOTHESIS = "Mira Vell is remembered in Eldmouth for a rescue at sea and for a pier named after her."
+DRIFT_FOLLOW_UPS = {
+    "Whom did Mira Vell rescue?": {
+        "response": "Mira Vell rescued the six sailors of the schooner Gull in 1887 [Data: Sources (1)].",
+        "score": 90,
+        "follow_up_queries": ["How long did Mira Vell keep the Eldmouth lighthouse?"],
+    },
+    "What did the Eldmouth town council name after Mira Vell?": {
+        "response": "In 1890 the Eldmouth town council named the new harbor pier after Mira Vell [Data: Sources (0)].",
+        "score": 85,
+        "follow_up_queries": [],
+    },
+    "How long did Mira Vell keep the Eldmouth lighthouse?": {
+        "response": "Mira Vell kept the Eldmouth lighthouse for twelve years [Data: Entities (0)].",
+        "score": 70,
+        "follow_up_queries": [],
+    },
+}
+DRIFT_PRIMER = {
+    "intermediate_answer": "# Mira Vell in Eldmouth\n\nThe reports describe Mira Vell, keeper of the Eldmouth "
+    "lighthouse, who rescued the six sailors of the schooner Gull in 1887 and was honoured by the town council.",
+    "score": 80,
+    "follow_up_queries": list(DRIFT_FOLLOW_UPS)[:2],
+}
+DRIFT_PLANTED = "The council also gave her a golden lantern."
+DRIFT_ANSWER = (
+    "## Mira Vell of Eldmouth\n\n"
+    "Mira Vell kept the Eldmouth lighthouse for twelve years [Data: Entities (0)]. "
+    "She rescued the six sailors of the schooner Gull in 1887 [Data: Sources (1)]. "
+    "In 1890 the Eldmouth town council named the new harbor pier after her [Data: Sources (0)]. "
+    f"{DRIFT_PLANTED[:-1]} [Data: Sources (0)]."
+)
+
 # One phrase of each default GraphRAG 3.3 prompt that no other prompt contains.
 PROMPT_MARKERS = {
-    "extract_graph": "<|COMPLETE|>",
+    "extract_graph": '("relationship"<|><source_entity>',
+    "extract_claims": "-Target activity-",
     "summarize_descriptions": "Description List:",
     "community_report": '"rating_explanation"',
-    "map": "---Data tables---",
+    "map": '"points": [',
     "reduce": "---Analyst Reports---",
+    "local": "Claims (2, 7, 34, 46, 64, +more)",
+    "basic": 'the source id taken from the "id" column',
+    "drift_hypothesis": "Create a hypothetical answer to the following query",
+    "drift_primer": "The top-ranked community summaries:",
+    "drift_local": "Do not answer the global query in this section",
+    "drift_reduce": "---Data Reports---",
 }
 
 
@@ -124,17 +211,31 @@ def prompt_kind(prompt: str) -> str:
     return kinds[0]
 
 
+def _one_of(kind: str, script: Mapping[str, Any], prompt: str) -> Any:
+    """The scripted answer whose key (a document's phrase, a follow-up query) the prompt holds."""
+    found = [answer for marker, answer in script.items() if marker in prompt]
+    if len(found) != 1:
+        raise ScriptError(f"{kind} prompt matches {len(found)} scripted answers: {prompt[-400:]!r}")
+    return found[0]
+
+
 def scripted_answer(kind: str, prompt: str) -> str:
     if kind == "extract_graph":
-        found = [answer for marker, answer in EXTRACTIONS.items() if marker in prompt]
-        if len(found) != 1:
-            raise ScriptError(f"extraction prompt matches {len(found)} scripted documents: {prompt[-400:]!r}")
-        return found[0]
+        return _one_of(kind, EXTRACTIONS, prompt)
+    if kind == "extract_claims":
+        return _one_of(kind, CLAIMS, prompt)
+    if kind == "drift_local":
+        return json.dumps(_one_of(kind, DRIFT_FOLLOW_UPS, prompt))
     answers = {
         "summarize_descriptions": SUMMARY,
         "community_report": json.dumps(REPORT),
         "map": json.dumps({"points": MAP_POINTS}),
         "reduce": REDUCE_ANSWER,
+        "local": LOCAL_ANSWER,
+        "basic": BASIC_ANSWER,
+        "drift_hypothesis": DRIFT_HYPOTHESIS,
+        "drift_primer": json.dumps(DRIFT_PRIMER),
+        "drift_reduce": DRIFT_ANSWER,
     }
     return answers[kind]
 

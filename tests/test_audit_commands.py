@@ -70,7 +70,7 @@ def test_answer_without_citations_is_refused(project: Path, tmp_path: Path) -> N
     answer = tmp_path / "answer.txt"
     answer.write_text("Scrooge changes his ways.")
     result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer)])
-    assert result.exit_code == 2 and "cites no report" in result.output
+    assert result.exit_code == 2 and "cites no record ([Data: Reports (...)])" in result.output
 
 
 def test_map_answer_files_become_stage_5(project: Path, tmp_path: Path) -> None:

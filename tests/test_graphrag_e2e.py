@@ -2,7 +2,7 @@
 
 The tiny project (tests/data/graphrag_tiny) is indexed by GraphRAG 3.3 itself with a scripted
 completion model (tests/graphrag_mock.py) and GraphRAG's mock embeddings, then asked one global
-query through `capture_global_search` and once more through `graphrag.api.global_search` with a
+query through `capture_search` and once more through `graphrag.api.global_search` with a
 `QueryRecorder`. Expected values come from the script and the parquet tables, never from the
 adapter. The pure parts (context tables, the reduce budget, the missing-extra error) are tested
 without GraphRAG, so they run everywhere; the rest is skipped where GraphRAG is not installed.
@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -25,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from graphrag_project import output_table, tiny_project
 
 from veritrail_graphrag.adapters.graphrag import MapAnswer, MapBatch, QueryRun, add_query_run, read_index
 from veritrail_graphrag.adapters.graphrag_capture import GraphRAGMissingError, run_dir
@@ -37,10 +36,6 @@ from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
-# litellm fetches its model price list from the internet when first imported, unless told not to.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-TINY = Path(__file__).parent / "data" / "graphrag_tiny"
 QUESTION = "What is Mira Vell remembered for in Eldmouth?"
 PLANTED = "She later received a royal medal for bravery from the queen."
 
@@ -97,8 +92,9 @@ def test_reduce_budget_cuts_the_lowest_scores_first() -> None:
 
 
 def test_missing_graphrag_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m.startswith("graphrag.")]:  # loaded by earlier tests
+        monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "graphrag", None)
-    monkeypatch.delitem(sys.modules, "graphrag.callbacks.query_callbacks", raising=False)
     monkeypatch.delitem(sys.modules, "veritrail_graphrag.adapters.graphrag_capture.recorder", raising=False)
     import veritrail_graphrag.adapters.graphrag_capture as capture
 
@@ -126,37 +122,17 @@ class Project:
     script: Any
 
 
-def warm_up_outside_memory_tracing(encoding: str) -> None:
-    """GraphRAG runs each workflow under tracemalloc, which makes the first import of the vector
-    store and the first load of the tokenizer ~10x slower (5 s of a 6 s index); doing both
-    beforehand leaves the pipeline itself under a second."""
-    import lancedb  # noqa: F401
-    import tiktoken
-
-    tiktoken.get_encoding(encoding)
-
-
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     """The tiny corpus indexed by GraphRAG's own pipeline (the standard method, as `graphrag index`)."""
     pytest.importorskip("graphrag")
-    import graphrag.api as api
     import graphrag_mock
-    from graphrag.config.load_config import load_config
 
-    graphrag_mock.register()
-    root = tmp_path_factory.mktemp("graphrag") / "tiny"
-    shutil.copytree(TINY, root)
-    with contextlib.chdir(root):
-        config = load_config(root_dir=root)
-        warm_up_outside_memory_tracing(config.chunking.encoding_model)
-        results = asyncio.run(api.build_index(config=config))
-    assert [(r.workflow, r.error) for r in results if r.error is not None] == []
-    yield Project(root=root, script=graphrag_mock)
+    yield Project(root=tiny_project(tmp_path_factory.mktemp("graphrag") / "tiny"), script=graphrag_mock)
 
 
 def table(project: Project, name: str) -> pd.DataFrame:
-    return pd.read_parquet(project.root / "output" / f"{name}.parquet")
+    return output_table(project.root, name)
 
 
 def test_index_dag_has_stages_one_to_four(project: Project) -> None:
@@ -175,12 +151,12 @@ def test_index_dag_has_stages_one_to_four(project: Project) -> None:
 
 @pytest.fixture(scope="module")
 def captured(project: Project) -> tuple[QueryRun, str]:
-    from veritrail_graphrag.adapters.graphrag_capture import capture_global_search
+    from veritrail_graphrag.adapters.graphrag_capture import capture_search
 
     project.script.ScriptedCompletion.calls.clear()
     streamed: list[str] = []
     before = Path.cwd()
-    run = asyncio.run(capture_global_search(project.root, QUESTION, on_token=streamed.append))
+    run = asyncio.run(capture_search(project.root, QUESTION, on_token=streamed.append))
     assert Path.cwd() == before
     reduce_prompts = [prompt for kind, prompt in project.script.ScriptedCompletion.calls if kind == "reduce"]
     assert len(reduce_prompts) == 1
@@ -343,7 +319,7 @@ def test_one_recorder_per_query(project: Project) -> None:
     from veritrail_graphrag.adapters.graphrag_capture import QueryRecorder
 
     recorder = QueryRecorder("q")
-    with pytest.raises(AdapterError, match="heard no global search"):
+    with pytest.raises(AdapterError, match="heard no search"):
         recorder.to_query_run(final_answer="a")
     recorder.on_map_response_start([])
     recorder.on_map_response_start([])
@@ -367,17 +343,17 @@ def test_query_command_captures_and_audits(project: Project) -> None:
     assert (latest / "report.md").is_file()
 
 
-def test_query_command_refuses_other_methods(tmp_path: Path) -> None:
+def test_query_command_refuses_unknown_methods(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     import veritrail_graphrag.cli as cli
 
-    result = CliRunner().invoke(cli.app, ["query", str(tmp_path), "--method", "local", "--query", "x"])
-    assert result.exit_code == 2 and "only global search" in result.output
+    result = CliRunner().invoke(cli.app, ["query", str(tmp_path), "--method", "hybrid", "--query", "x"])
+    assert result.exit_code == 2 and "unknown search method 'hybrid'" in result.output
 
 
 async def test_a_search_that_cannot_be_read_is_kept_raw(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    from veritrail_graphrag.adapters.graphrag_capture import capture_global_search
+    from veritrail_graphrag.adapters.graphrag_capture import capture_search
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
     from veritrail_graphrag.errors import AdapterError
 
@@ -386,7 +362,7 @@ async def test_a_search_that_cannot_be_read_is_kept_raw(project: Project, monkey
 
     monkeypatch.setattr(QueryRecorder, "batches", unreadable)
     with pytest.raises(AdapterError, match=r"raw_capture\.json") as info:
-        await capture_global_search(project.root, QUESTION, run_id="unreadable")
+        await capture_search(project.root, QUESTION, run_id="unreadable")
     raw = json.loads((run_dir(project.root, "unreadable") / "raw_capture.json").read_text())
     assert raw["final_answer"] == project.script.REDUCE_ANSWER and raw["map_contexts"]
     assert "map context not understood" in str(info.value)

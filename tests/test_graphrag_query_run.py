@@ -1,4 +1,4 @@
-"""A saved global-search run: its JSON form, and the stages 5-6 it adds to an index DAG."""
+"""A saved search run: its JSON form (versions 1 and 2), and the stages a global run adds to an index DAG."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 from samples import SHARED, needs_shared, require_shared
 
 from veritrail_graphrag.adapters.graphrag import (
+    DriftAction,
+    DriftRun,
     MapAnswer,
     MapBatch,
     QueryRun,
@@ -216,3 +218,68 @@ def test_answers_reduce_left_out_are_not_inputs_of_the_final_answer() -> None:
     dag = add_query_run(index, left_out, keep_unused=True)
     assert "map_answer:0.1" not in dag.src("final_answer")
     assert "map_answer:0.1" in dag.metadata["map_answers_unused"]
+
+
+# --- format version 2: every search method ---------------------------------------------------------
+
+
+def test_version_1_files_still_load() -> None:
+    data = json.loads((SAMPLE_RUN / "query_run.json").read_text(encoding="utf-8"))
+    assert data["version"] == 1 and "context" not in data and "drift" not in data
+    run = QueryRun.load(SAMPLE_RUN)
+    assert (run.version, run.method, len(run.batches)) == (1, "global", 4)
+
+
+def test_newer_versions_are_refused_by_name(tmp_path: Path) -> None:
+    data = json.loads(make_run().model_dump_json())
+    data["version"] = 3
+    (tmp_path / "query_run.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(AdapterError, match="format version 3 was written by a newer veritrail"):
+        QueryRun.load(tmp_path)
+
+
+def local_run(**changes: object) -> QueryRun:
+    fields: dict[str, object] = {
+        "run_id": "l1",
+        "query": "Who visits Scrooge?",
+        "method": "local",
+        "context": {"sources": [{"id": "0", "text": "Marley was dead."}], "entities": []},
+        "final_answer": "Marley was dead [Data: Sources (0)].",
+    }
+    fields.update(changes)
+    return QueryRun.model_validate(fields)
+
+
+def test_each_method_carries_its_own_parts(tmp_path: Path) -> None:
+    run = local_run()
+    assert QueryRun.load(run.save(tmp_path)) == run and run.version == 2
+    with pytest.raises(ValueError, match="a local search run needs its 'context'"):
+        local_run(context=None)
+    with pytest.raises(ValueError, match="a global search run has no context"):
+        make_run(context={"sources": []})
+    with pytest.raises(ValueError, match="a basic search run has no batches"):
+        local_run(method="basic", batches=make_run().batches)
+    with pytest.raises(ValueError, match="format version 1 holds global search runs only"):
+        local_run(version=1)
+
+
+def drift_actions(*actions: DriftAction) -> DriftRun:
+    return DriftRun(primer_report_ids=[48], actions=list(actions))
+
+
+def test_a_drift_run_has_one_primer_and_known_parents(tmp_path: Path) -> None:
+    context = {"sources": [{"id": "0", "text": "Marley was dead."}]}
+    primer = DriftAction(id=0, query="Who visits Scrooge?", answer="Ghosts do.", score=float("-inf"))
+    follow_up = DriftAction(id=1, query="Which ghosts?", answer="Marley.", parents=[0], context=context)
+    drift = drift_actions(primer, follow_up)
+    assert (drift.primer, drift.follow_ups) == (primer, [follow_up])
+    run = QueryRun(run_id="d1", query="Who visits Scrooge?", method="drift", drift=drift, final_answer="Marley.")
+    assert QueryRun.load(run.save(tmp_path)).drift.primer.score is None  # -inf is no JSON number
+    with pytest.raises(ValueError, match=r"expected one primer .* found actions \[0, 2\]"):
+        drift_actions(primer, DriftAction(id=2, query="Another?", answer="Yes."))
+    with pytest.raises(ValueError, match=r"parent action\(s\) not in the graph: \[7\]"):
+        drift_actions(primer, follow_up.model_copy(update={"parents": [7]}))
+    with pytest.raises(ValueError, match=r"follow-up action\(s\) \[1\] name no action that proposed them"):
+        drift_actions(primer, follow_up.model_copy(update={"parents": []}))
+    with pytest.raises(ValueError, match="action id used more than once"):
+        drift_actions(primer, follow_up, follow_up)

@@ -14,17 +14,19 @@ from typing import Annotated
 import typer
 
 from veritrail_graphrag import __version__
+from veritrail_graphrag.adapters.graphrag import METHODS, search_method
 from veritrail_graphrag.audit import run_audit
 from veritrail_graphrag.cited.cli import check_cited_command
 from veritrail_graphrag.claims import extract_claims, given_claims, load_claims
 from veritrail_graphrag.cli_options import AuditFlags, with_options
+from veritrail_graphrag.compare.cli import compare_command
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import AdapterError, UsageError
 from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.exit_codes import ExitCode, guarded
+from veritrail_graphrag.graphrag_cli import GRAPHRAG_COMMAND_SETTINGS, graphrag_command
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
-from veritrail_graphrag.compare.cli import compare_command
 from veritrail_graphrag.report import AuditReport, ClaimFailure
 from veritrail_graphrag.report_console import print_audit, print_dry_run, print_notes, progress, stdout
 from veritrail_graphrag.targets import AuditTarget, file_target, graphrag_index_target, graphrag_query_target
@@ -175,6 +177,9 @@ def audit(
     answer: Annotated[Path | None, typer.Option(help="GraphRAG: a final answer saved from `graphrag query`.")] = None,
     map_answers: Annotated[Path | None, typer.Option(help="GraphRAG: folder of map-answer files for --answer.")] = None,
     question: Annotated[str | None, typer.Option(help="The question the answer responds to.")] = None,
+    method: Annotated[
+        str | None, typer.Option(help=f"GraphRAG: the search that wrote --answer: {'|'.join(METHODS)} (global).")
+    ] = None,
     book: Annotated[str | None, typer.Option(help="BooookScore: the book to audit.")] = None,
     chunks: Annotated[
         Path | None, typer.Option(help="BooookScore: the chunk file (.json, or a trusted .pkl) so chunks are roots.")
@@ -186,15 +191,15 @@ def audit(
     flags: AuditFlags,
 ) -> None:
     """Audit a pipeline run's final output; write report.json and report.md next to its artifacts."""
-    graphrag_flags = {"--query-run": query_run, "--answer": answer, "--map-answers": map_answers}
+    graphrag_flags = {"--query-run": query_run, "--answer": answer, "--map-answers": map_answers, "--method": method}
     booookscore_flags = {"--book": book, "--chunks": chunks, "--max-context-len": max_context_len,
                          "--chunk-size": chunk_size}  # fmt: skip
     if path.is_dir():
         _refuse(booookscore_flags, "apply to BooookScore files, not to a GraphRAG project")
         if answer is None:
-            _refuse({"--map-answers": map_answers, "--question": question}, "go with --answer")
+            _refuse({"--map-answers": map_answers, "--question": question, "--method": method}, "go with --answer")
         target = graphrag_query_target(
-            path, query_run=query_run, answer=answer, map_answers=map_answers, question=question
+            path, query_run=query_run, answer=answer, map_answers=map_answers, question=question, method=method
         )
     else:
         _refuse(graphrag_flags | {"--question": question}, "apply to GraphRAG projects, not to a file")
@@ -232,28 +237,25 @@ def audit_index(
 def query(
     root: Annotated[Path, typer.Argument(help="GraphRAG project root (with settings.yaml and an index).")],
     query_text: Annotated[str, typer.Option("--query", help="The question to ask.")],
-    method: Annotated[str, typer.Option(help="Search method; only global search has map/reduce steps.")] = "global",
+    method: Annotated[str, typer.Option(help=f"As `graphrag query --method`: {'|'.join(METHODS)}.")] = "global",
     community_level: Annotated[int, typer.Option(help="As `graphrag query --community-level`.")] = 2,
     response_type: Annotated[str, typer.Option(help="As `graphrag query --response-type`.")] = "Multiple Paragraphs",
     run_audit_after: Annotated[bool, typer.Option("--audit/--no-audit", help="Audit the run once saved.")] = True,
     *,
     flags: AuditFlags,
 ) -> None:
-    """Run GraphRAG's global search with a recorder, save the whole run beside the index, audit it
-    (with --dry-run: estimate the audit instead)."""
-    if method != "global":
-        raise UsageError(
-            f"--method {method}: only global search is captured (its map answers and reduce step are "
-            "stages 5 and 6); save a local search answer to a file and use `veritrail audit ROOT --answer FILE`"
-        )
+    """Run a GraphRAG search with a recorder, save what each step was shown beside the index, audit
+    it (with --dry-run: estimate the audit instead)."""
+    search = search_method(method)
     flags.verifier_options(root)  # refuse contradictory flags before the search is paid for
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from veritrail_graphrag.adapters.graphrag_capture import capture_global_search, run_dir
+    from veritrail_graphrag.adapters.graphrag_capture import capture_search, run_dir
 
     run = asyncio.run(
-        capture_global_search(
+        capture_search(
             root,
             query_text,
+            method=search,
             community_level=community_level,
             response_type=response_type,
             on_token=lambda token: stdout.out(token, end="", highlight=False),
@@ -274,6 +276,7 @@ def query(
 app.command("eval")(eval_command)
 app.command("check-cited")(check_cited_command)
 app.command("compare")(compare_command)
+app.command("graphrag", **GRAPHRAG_COMMAND_SETTINGS)(graphrag_command)
 
 
 @app.command()

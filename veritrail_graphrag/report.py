@@ -113,6 +113,7 @@ def render_markdown(report: AuditReport) -> str:
         "",
         f"Terminal(s) {terminals}, verifier `{report.verifier}`, q={report.config.q}, {report.created}.",
         "",
+        *(f"> Note: {note}\n" for note in report.dag_metadata.get("notes", [])),
         "| verdict | claims |",
         "|---|---|",
         *(f"| {v} | {n} |" for v, n in s.verdicts.items()),

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index
+from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index, search_method
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
 from veritrail_graphrag.adapters.graphrag.citations import sentence_citations
-from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, run_dir, veritrail_dir
+from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, run_dir, saved_runs_dirs, veritrail_dir
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.dag import DAG
@@ -34,13 +34,14 @@ class AuditTarget:
 
 
 def query_runs(path: Path) -> list[QueryRun]:
-    folder = queries_dir(path)
-    runs = (
-        [QueryRun.load(p) for p in sorted(folder.iterdir()) if (p / "query_run.json").is_file()]
-        if folder.is_dir()
-        else []
-    )
-    return sorted(runs, key=lambda r: r.created)
+    """The saved runs of the index at `path`, oldest first (a run saved twice is listed once)."""
+    runs: dict[str, QueryRun] = {}
+    for folder in saved_runs_dirs(path):
+        for run_folder in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if (run_folder / "query_run.json").is_file():
+                run = QueryRun.load(run_folder)
+                runs.setdefault(run.run_id, run)
+    return sorted(runs.values(), key=lambda r: r.created)
 
 
 def graphrag_query_target(
@@ -50,19 +51,25 @@ def graphrag_query_target(
     answer: Path | None = None,
     map_answers: Path | None = None,
     question: str | None = None,
+    method: str | None = None,
 ) -> AuditTarget:
-    """A saved query run (default: the latest), or an answer file (+ map-answer files) to trace."""
+    """A saved query run (default: the latest), or an answer file (+ map-answer files) to trace.
+
+    `method` names the search that wrote the answer file (default global): global answers are
+    traced through the reports they cite (or the given map answers), the others through every
+    record they cite."""
+    search = search_method(method or "global")
+    if map_answers is not None and search != "global":
+        raise AdapterError(f"map answers belong to global search, not to {search} search", file=map_answers)
     index = read_index(path)
     root = locate(path).project_root
     if answer is not None:
         if map_answers is not None:
-            run = run_from_files(answer, map_answers, question)
-            dag = add_query_run(index, run)
+            dag = add_query_run(index, run_from_files(answer, map_answers, question))
         else:
-            dag = add_cited_answer(index, read_text(answer, AdapterError), question, source=str(answer))
-            run = None
+            dag = add_cited_answer(index, read_text(answer, AdapterError), question, str(answer), search)
         out_dir = answer_dir(path, answer.stem, dag.node("final_answer").text)
-        notes = [] if run else ["map answers were not given: the final answer is traced through the reports it cites"]
+        notes = list(dag.metadata.get("notes", []))
         citations = sentence_citations(dag, ["final_answer"])
         return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations)
 

@@ -1,8 +1,11 @@
 """Answers saved by hand after `graphrag query`: the final answer, and optionally its map answers.
 
-GraphRAG's CLI prints only the final answer. Its `[Data: Reports (..)]` citations say which
-community reports it drew on, so a saved answer can still be traced: the cited reports become its
-inputs. Map answers saved as files become stage-5 nodes wired to the reports they cite.
+GraphRAG's CLI prints only the final answer. Its `[Data: Reports (..); Entities (..); Sources (..)]`
+citations say which records it drew on, so a saved answer can still be traced: the cited records
+become its inputs (reports by community number, entities, relationships and claims by
+`human_readable_id`, sources by row). What the context window held beyond what the answer cites
+is lost, and the DAG's notes say so. Map answers of a global search saved as files become
+stage-5 nodes wired to the reports they cite.
 """
 
 from __future__ import annotations
@@ -12,17 +15,18 @@ import json
 from pathlib import Path
 
 from veritrail_graphrag.adapters.graphrag import ids
-from veritrail_graphrag.adapters.graphrag.query_run import (
-    REDUCE_STAGE,
-    MapAnswer,
-    MapBatch,
-    QueryRun,
-    ancestry,
-    cited_reports,
-)
+from veritrail_graphrag.adapters.graphrag.citations import CitationIndex, data_citations
+from veritrail_graphrag.adapters.graphrag.query_dag import REDUCE_STAGE, above, on_top
+from veritrail_graphrag.adapters.graphrag.query_run import MapAnswer, MapBatch, Method, QueryRun, cited_reports
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.files import read_text
+
+UNCITED_CONTEXT_LOST = (
+    "the answer was not captured: its inputs are only the records it cites; whatever else GraphRAG's "
+    "context window held could not be recovered (capture the search with `veritrail query` or "
+    "`veritrail graphrag query` to audit it against everything the model was shown)"
+)
 
 
 def _read_text(path: Path) -> str:
@@ -69,29 +73,34 @@ def run_from_files(answer_path: Path, map_answers_dir: Path, question: str | Non
     )
 
 
-def add_cited_answer(index: DAG, answer: str, question: str | None = None, source: str = "answer") -> DAG:
-    """The index plus a final answer (stage 6) whose inputs are the reports it cites."""
-    reports = [ids.report_id(c) for c in cited_reports(answer)]
-    if not reports:
-        raise AdapterError("the answer cites no report ([Data: Reports (...)]), so it cannot be traced", file=source)
-    unknown = [r for r in reports if r not in index]
+def add_cited_answer(
+    index: DAG, answer: str, question: str | None = None, source: str = "answer", method: Method = "global"
+) -> DAG:
+    """The index plus a final answer whose inputs are the records it cites.
+
+    Global search's answer is the reduce step (stage 6, its map answers unknown) and can only have
+    read reports: other records it cites are left to the citation check. The other methods' answers
+    sit one stage above the highest record they cite.
+    """
+    citations = [c for c in data_citations(answer) if method != "global" or c.dataset == "reports"]
+    nodes, unknown = CitationIndex(index).resolve(citations)
     if unknown:
-        raise AdapterError(f"cites report(s) not in the index: {', '.join(unknown)}", file=source)
-    kept = ancestry(index, set(reports))
+        raise AdapterError(f"cites record(s) not in the index: {', '.join(unknown)}", file=source)
+    if not nodes:
+        wanted = "[Data: Reports (...)]" if method == "global" else "[Data: Sources (...); Entities (...); ...]"
+        raise AdapterError(f"the answer cites no record ({wanted}), so it cannot be traced", file=source)
+    stage = REDUCE_STAGE if method == "global" else above(index, nodes)
     final = Node(
         id=ids.FINAL_ANSWER,
         text=answer,
-        stage=REDUCE_STAGE,
+        stage=stage,
         kind="final_answer",
-        metadata={"cited_reports": cited_reports(answer), "source": source},
+        metadata={"method": method, "cited_reports": cited_reports(answer), "source": source},
     )
-    nodes = [n for n in index if n.id in kept] + [final]
-    edges = [(u, v) for u, v in index.edges if u in kept and v in kept] + [(r, final.id) for r in reports]
-    metadata = {
-        **index.metadata,
-        "question": question,
-        "answer_source": source,
-        "map_answers": "not recorded: the final answer is linked to the reports it cites",
-        "index_nodes_dropped": len(index) - len(kept),
-    }
-    return DAG.from_records(nodes, edges, metadata)
+    notes = [UNCITED_CONTEXT_LOST]
+    if method == "global":
+        notes.append("map answers were not given: the final answer is linked to the reports it cites")
+    if method == "drift":
+        notes.append("DRIFT's primer and follow-up answers were not recorded: the final answer is linked directly")
+    metadata = {"question": question, "method": method, "answer_source": source, "notes": notes}
+    return on_top(index, [final], [(n, final.id) for n in nodes], metadata)

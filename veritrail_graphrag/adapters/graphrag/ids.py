@@ -5,9 +5,11 @@
 - `relationship:<source>-><target>`: likewise for a relationship
 - `entity:<title>@text_unit:<n>`: what one chunk's extraction said (only with the raw graph)
 - `covariate:<human_readable_id>`, `report:<community>`
-- `map_answer:<batch>.<point>`, `final_answer` (a saved query run)
+- `map_answer:<batch>.<point>` (global search), `drift_primer`, `drift_query:<action>` and
+  `drift_answer:<action>` (DRIFT search, numbered as GraphRAG's action graph), `final_answer`
 
-GraphRAG's own `id` and `human_readable_id` go in each node's metadata.
+GraphRAG's own `id` and `human_readable_id` go in each node's metadata; a text unit's also holds
+`row`, the id GraphRAG's query contexts show for it (`Sources (n)`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ RELATIONSHIP = "relationship:"
 COVARIATE = "covariate:"
 REPORT = "report:"
 MAP_ANSWER = "map_answer:"
+DRIFT_PRIMER = "drift_primer"
+DRIFT_QUERY = "drift_query:"
+DRIFT_ANSWER = "drift_answer:"
 FINAL_ANSWER = "final_answer"
 ARROW = "->"
 FROM_CHUNK = "@"
@@ -31,6 +36,14 @@ def report_id(community: int) -> str:
 
 def map_answer_id(batch: int, point: int) -> str:
     return f"{MAP_ANSWER}{batch}.{point}"
+
+
+def drift_query_id(action: int) -> str:
+    return f"{DRIFT_QUERY}{action}"
+
+
+def drift_answer_id(action: int) -> str:
+    return f"{DRIFT_ANSWER}{action}"
 
 
 def chunk_ids(items: pd.Series, text_units: pd.Series) -> pd.Series:

@@ -143,9 +143,15 @@ def locate(path: str | Path) -> Layout:
         if naming is not None:
             break
     else:
+        hint = (
+            "; this is a `graphrag update` folder: give its previous/ (the index before the update) or "
+            "delta/ (the index of the added documents)"
+            if all((path / part).is_dir() for part in UPDATE_PARTS)
+            else ""
+        )
         raise AdapterError(
             "unknown layout, no GraphRAG index found (looked for text_units.parquet or "
-            "create_final_text_units.parquet here, in output/ and in output/<run>/artifacts/)",
+            f"create_final_text_units.parquet here, in output/ and in output/<run>/artifacts/){hint}",
             file=path,
         )
     layout = Layout(
@@ -176,9 +182,22 @@ def cache_folder(layout: Layout) -> Path | None:
 __all__ = ["REQUIRED", "Layout", "cache_folder", "columns_of", "locate"]
 
 
+UPDATE_PARTS = ("previous", "delta")
+
+
+def is_update_folder(directory: Path) -> bool:
+    """`update_output/<timestamp>/previous` (the index before a `graphrag update`) or `.../delta`
+    (the index of the added documents alone): both complete indexes of their own."""
+    return directory.name in UPDATE_PARTS and all((directory.parent / part).is_dir() for part in UPDATE_PARTS)
+
+
 def veritrail_dir(path: str | Path) -> Path:
-    """`<output>/veritrail`: our folder beside GraphRAG's own artifacts, wherever settings put them."""
+    """`<output>/veritrail`: our folder beside GraphRAG's own artifacts, wherever settings put them.
+    An update folder (`update_output/<timestamp>/previous` or `delta`) gets its own, so auditing
+    the index before an update never overwrites the audits of the index after it."""
     layout = locate(Path(path))
+    if is_update_folder(layout.directory):
+        return layout.directory / "veritrail"
     output = layout.project_root / "output" if layout.project_root else layout.directory
     return output / "veritrail"
 
@@ -192,6 +211,16 @@ def answer_dir(path: str | Path, stem: str, answer: str) -> Path:
 def queries_dir(path: str | Path) -> Path:
     """One folder per captured query run."""
     return veritrail_dir(path) / "queries"
+
+
+def saved_runs_dirs(path: str | Path) -> list[Path]:
+    """Where the query runs of an index are saved: its own queries folder and, for an update
+    folder, the project's (runs asked before `graphrag update` were saved there)."""
+    own = queries_dir(path)
+    layout = locate(Path(path))
+    if is_update_folder(layout.directory) and layout.project_root is not None:
+        return [own, layout.project_root / "output" / "veritrail" / "queries"]
+    return [own]
 
 
 def run_dir(path: str | Path, run_id: str) -> Path:

@@ -1,36 +1,52 @@
-"""A saved GraphRAG global-search run, and the stages it adds on top of the index (5 and 6).
+"""A saved GraphRAG search run (any of the four methods): what the model was shown at each step.
 
-Global search maps the question over batches of community reports: each batch's model call
-returns key points, each with a 0-100 helpfulness score. The reduce call writes the final answer
-from the points that scored above 0. So a map answer's inputs are the reports of its batch, and
-the final answer's inputs are the map answers with score > 0: nothing else.
+`graphrag query` prints the answer and throws the rest away, so a run keeps what the DAG's query
+stages are built from (`query_dag.py`):
+
+- global: each map batch's community reports and the scored key points it returned;
+- local and basic: the records of the one context window, per dataset, as GraphRAG handed them
+  to `on_context` (ids, texts and the `in_context` flag);
+- DRIFT: the reports the primer read and GraphRAG's action graph: the primer's answer and every
+  follow-up local search (its query, the actions that proposed it, its context records, its answer).
 
 The run is stored as one JSON file, `<dir>/query_run.json`, conventionally under
-`output/veritrail/queries/<run_id>/` next to the index it was asked against.
+`output/veritrail/queries/<run_id>/` next to the index it was asked against. Format version 2
+added local, basic and DRIFT; version-1 files (global search only) still load.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, deque
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from veritrail_graphrag.adapters.graphrag import ids
 from veritrail_graphrag.adapters.graphrag.citations import cited_ids, data_citations
 from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
-from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.files import atomic_write_text, read_json
 
 FORMAT_NAME = "veritrail-graphrag-query-run"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FILE_NAME = "query_run.json"
-MAP_STAGE = 5
-REDUCE_STAGE = 6
+Method = Literal["global", "local", "drift", "basic"]
+METHODS: tuple[Method, ...] = ("global", "local", "drift", "basic")
+
+Scalar = str | int | float | bool | None
+Records = dict[str, list[dict[str, Scalar]]]
+"""One context window: dataset name (`entities`, `relationships`, `reports`, `sources`, `claims`)
+-> the rows GraphRAG built it from, each with its short `id`, its text columns and, when
+GraphRAG set it, `in_context`."""
+
+
+def search_method(name: str) -> Method:
+    """A search method named by the user (`--method`), checked."""
+    for method in METHODS:
+        if name == method:
+            return method
+    raise AdapterError(f"unknown search method {name!r}; choose one of: {', '.join(METHODS)}")
 
 
 def cited_reports(text: str) -> list[int]:
@@ -66,35 +82,108 @@ class MapBatch(BaseModel):
     answers: list[MapAnswer] = Field(default_factory=list)
 
 
-class QueryRun(BaseModel):
-    """A global-search run: the question, every map batch with its answers, the final answer."""
+class DriftAction(BaseModel):
+    """One node of DRIFT's action graph: the primer or a follow-up local search (answered or not)."""
 
     model_config = ConfigDict(frozen=True)
 
+    id: int = Field(ge=0, description="the action's number in GraphRAG's serialized action graph")
+    query: Text
+    answer: str | None = Field(default=None, description="None or empty: never answered, so not read by reduce")
+    score: float | None = None
+    parents: list[int] = Field(default_factory=list, description="actions whose answers proposed this query")
+    context: Records | None = Field(default=None, description="a follow-up's context records")
+
+    @property
+    def answered(self) -> bool:
+        """What DRIFT's reduce step reads: actions with a non-empty answer."""
+        return bool(self.answer and self.answer.strip())
+
+
+class DriftRun(BaseModel):
+    """A DRIFT search: the primer's reports and the action graph reduce answered from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    primer_report_ids: list[int] | None = Field(
+        default=None, description="community numbers of the reports the primer read; None when not recorded"
+    )
+    actions: list[DriftAction] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_primer_and_known_parents(self) -> DriftRun:
+        ids = [action.id for action in self.actions]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"action id used more than once: {repeated}")
+        unknown = sorted({p for action in self.actions for p in action.parents} - set(ids))
+        if unknown:
+            raise ValueError(f"parent action(s) not in the graph: {unknown}")
+        primers = [a.id for a in self.actions if a.answered and a.context is None]
+        if len(primers) != 1:
+            raise ValueError(
+                f"expected one primer (an answered action without context records), found actions {primers}"
+            )
+        orphans = [a.id for a in self.follow_ups if not a.parents]
+        if orphans:
+            raise ValueError(f"follow-up action(s) {orphans} name no action that proposed them")
+        return self
+
+    @property
+    def primer(self) -> DriftAction:
+        """The primer's answer: the one answered action that no local search produced."""
+        return next(a for a in self.actions if a.answered and a.context is None)
+
+    @property
+    def follow_ups(self) -> list[DriftAction]:
+        primer = self.primer.id
+        return [action for action in self.actions if action.id != primer]
+
+
+class QueryRun(BaseModel):
+    """A search run: the question, what each model call was shown and answered, the final answer."""
+
+    model_config = ConfigDict(frozen=True, ser_json_inf_nan="null")
+
     format: Literal["veritrail-graphrag-query-run"] = FORMAT_NAME
-    version: int = FORMAT_VERSION
+    version: int = Field(default=FORMAT_VERSION, ge=1, le=FORMAT_VERSION)
     run_id: str = Field(min_length=1)
     query: Text
-    method: Literal["global"] = "global"
+    method: Method = "global"
     community_level: int | None = None
     settings_fingerprint: str | None = Field(
         default=None, description="sha256 of the project's settings.yaml when the run was made"
     )
     created: datetime = Field(default_factory=lambda: datetime.now(UTC))
     notes: str = ""
-    batches: list[MapBatch]
+    batches: list[MapBatch] = Field(default_factory=list, description="global: the map batches")
     not_in_reduce: list[str] = Field(
         default_factory=list,
-        description="map answers with score > 0 that reduce left out for lack of tokens (map_answer:<batch>.<n>)",
+        description="global: map answers with score > 0 that reduce left out for lack of tokens (map_answer:<b>.<n>)",
     )
+    context: Records | None = Field(default=None, description="local and basic: the context window's records")
+    drift: DriftRun | None = Field(default=None, description="DRIFT: the primer's reports and the action graph")
     final_answer: Text
 
     @model_validator(mode="after")
-    def _distinct_batches(self) -> QueryRun:
+    def _parts_of_the_method(self) -> QueryRun:
         seen = [batch.index for batch in self.batches]
         repeated = sorted({i for i in seen if seen.count(i) > 1})
         if repeated:
             raise ValueError(f"batch index used more than once: {repeated}")
+        parts = {
+            "batches": bool(self.batches or self.not_in_reduce),
+            "context": self.context is not None,
+            "drift": self.drift is not None,
+        }
+        needed = {"global": "batches", "local": "context", "basic": "context", "drift": "drift"}[self.method]
+        stray = [part for part, present in parts.items() if present and part != needed]
+        if stray:
+            raise ValueError(f"a {self.method} search run has no {' or '.join(stray)}")
+        if needed != "batches" and not parts[needed]:
+            raise ValueError(f"a {self.method} search run needs its {needed!r}")
+        if self.version == 1 and self.method != "global":
+            raise ValueError("format version 1 holds global search runs only")
         return self
 
     def save(self, directory: str | Path) -> Path:
@@ -105,13 +194,20 @@ class QueryRun(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> QueryRun:
-        """Read a run from its folder or from the JSON file itself."""
+        """Read a run (any format version up to this one) from its folder or from the JSON file."""
         path = Path(path)
         if path.is_dir():
             path = path / FILE_NAME
         data = read_json(path, AdapterError)
-        if isinstance(data, dict) and data.get("format", FORMAT_NAME) != FORMAT_NAME:
-            raise AdapterError(f"format {data.get('format')!r} is not {FORMAT_NAME!r}", file=path)
+        if isinstance(data, dict):
+            if data.get("format", FORMAT_NAME) != FORMAT_NAME:
+                raise AdapterError(f"format {data.get('format')!r} is not {FORMAT_NAME!r}", file=path)
+            version = data.get("version", 1)
+            if isinstance(version, int) and version > FORMAT_VERSION:
+                raise AdapterError(
+                    f"format version {version} was written by a newer veritrail (this one reads 1-{FORMAT_VERSION})",
+                    file=path,
+                )
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -125,96 +221,3 @@ def settings_fingerprint(project_root: str | Path) -> str | None:
     if settings is None:
         return None
     return "sha256:" + hashlib.sha256(settings.read_bytes()).hexdigest()
-
-
-def ancestry(index: DAG, starts: set[str]) -> set[str]:
-    """Every node the `starts` descend from, themselves included."""
-    seen = set(starts)
-    queue = deque(starts)
-    graph = index.graph
-    while queue:
-        for parent in graph.predecessors(queue.popleft()):
-            if parent not in seen:
-                seen.add(parent)
-                queue.append(parent)
-    return seen
-
-
-def _map_answers(index: DAG, run: QueryRun) -> tuple[list[Node], list[tuple[str, str]]]:
-    """Stage 5: one node per map answer, fed by every report of its batch."""
-    nodes: list[Node] = []
-    edges: list[tuple[str, str]] = []
-    for batch in run.batches:
-        reports = [ids.report_id(community) for community in batch.report_ids]
-        unknown = [r for r in reports if r not in index]
-        if unknown:
-            raise AdapterError(
-                f"query run {run.run_id!r}, batch {batch.index}: report(s) not in the index: {', '.join(unknown)}"
-            )
-        for position, answer in enumerate(batch.answers):
-            node_id = ids.map_answer_id(batch.index, position)
-            metadata: dict[str, Any] = {
-                "batch": batch.index,
-                "score": answer.score,
-                "report_ids": list(batch.report_ids),
-                "cited_reports": cited_reports(answer.answer),
-            }
-            nodes.append(Node(id=node_id, text=answer.answer, stage=MAP_STAGE, kind="map_answer", metadata=metadata))
-            edges.extend((report, node_id) for report in reports)
-    return nodes, edges
-
-
-def add_query_run(index: DAG, run: QueryRun, *, keep_unused: bool = False) -> DAG:
-    """The index DAG plus stage 5 (map answers) and 6 (the final answer) of `run`.
-
-    By default only what the final answer descends from is kept, so that the final answer is the
-    DAG's one terminal; `keep_unused=True` keeps the whole index and the answers reduce ignored.
-    """
-    if ids.FINAL_ANSWER in index:
-        raise AdapterError(f"query run {run.run_id!r}: the DAG already holds a final answer")
-    answers, edges = _map_answers(index, run)
-    reduced = {n.id for n in answers if n.metadata["score"] > 0 and n.id not in run.not_in_reduce}
-    if not reduced:
-        raise AdapterError(
-            f"query run {run.run_id!r}: no map answer has a score above 0, so reduce had no input "
-            "and the final answer cannot be traced"
-        )
-    final = Node(
-        id=ids.FINAL_ANSWER,
-        text=run.final_answer,
-        stage=REDUCE_STAGE,
-        kind="final_answer",
-        metadata={"run_id": run.run_id, "cited_reports": cited_reports(run.final_answer)},
-    )
-    unused = sorted(n.id for n in answers if n.id not in reduced)
-    if keep_unused:
-        kept = {n.id for n in index}
-    else:
-        kept = ancestry(index, {u for u, v in edges if v in reduced})
-        answers = [n for n in answers if n.id in reduced]
-        edges = [(u, v) for u, v in edges if v in reduced]
-    nodes = [n for n in index if n.id in kept] + answers + [final]
-    edges = (
-        [(u, v) for u, v in index.edges if u in kept and v in kept]
-        + edges
-        + [(n.id, final.id) for n in answers if n.id in reduced]
-    )
-    metadata = {
-        **index.metadata,
-        "question": run.query,
-        "query_run": {
-            "run_id": run.run_id,
-            "method": run.method,
-            "community_level": run.community_level,
-            "created": run.created.isoformat(),
-            "settings_fingerprint": run.settings_fingerprint,
-            "notes": run.notes,
-        },
-        "map_answers": len(reduced) + len(unused),
-        "map_answers_reduced": len(reduced),
-        "map_answers_unused": unused,
-        "index_nodes_dropped": len(index) - len(kept),
-        "counts": dict(sorted(Counter(n.kind for n in nodes).items())),
-        "stages": {str(k): v for k, v in sorted(Counter(n.stage for n in nodes).items())},
-    }
-    return DAG.from_records(nodes, edges, metadata)

@@ -1,35 +1,36 @@
-"""Run a GraphRAG global search the way `graphrag query --method global` does, and keep it.
+"""Run a GraphRAG search the way `graphrag query --method <method>` does, and keep it.
 
 The project's settings and index tables are loaded as GraphRAG's own CLI loads them (same config
-loader, same storage and table provider, same three tables), the search runs through
-`graphrag.api.global_search_streaming` with a `QueryRecorder` attached, and the run is saved
-next to the index. GraphRAG resolves the relative paths of settings.yaml against the working
-directory and its config loader changes into the project root; here that change is undone when
-the capture ends, so the caller's working directory is the same before and after.
+loader, same storage and table provider, the same tables per method, covariates optional), the
+search runs through `graphrag.api.<method>_search_streaming` with a `QueryRecorder` attached, and
+the run is saved next to the index. GraphRAG resolves the relative paths of settings.yaml against
+the working directory and its config loader changes into the project root; here that change is
+undone when the capture ends, so the caller's working directory is the same before and after.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from veritrail_graphrag.adapters.graphrag import QueryRun, settings_fingerprint
-from veritrail_graphrag.adapters.graphrag.layout import run_dir
+from veritrail_graphrag.adapters.graphrag import Method, QueryRun
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
 from veritrail_graphrag.errors import AdapterError
-from veritrail_graphrag.files import atomic_write_text
 
 if TYPE_CHECKING:
     from graphrag.config.models.graph_rag_config import GraphRagConfig
 
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
-GLOBAL_SEARCH_TABLES = ("entities", "communities", "community_reports")
+SEARCH_TABLES: dict[Method, tuple[str, ...]] = {
+    "global": ("entities", "communities", "community_reports"),
+    "local": ("entities", "communities", "community_reports", "text_units", "relationships"),
+    "drift": ("entities", "communities", "community_reports", "text_units", "relationships"),
+    "basic": ("text_units",),
+}
+OPTIONAL_TABLES: dict[Method, tuple[str, ...]] = {"local": ("covariates",)}
 DEFAULT_RESPONSE_TYPE = "Multiple Paragraphs"
 DEFAULT_COMMUNITY_LEVEL = 2
 
@@ -49,15 +50,20 @@ def load_project_config(root: Path, data_dir: Path | None = None) -> GraphRagCon
         raise AdapterError(f"cannot load the GraphRAG settings ({exc})", file=root) from None
 
 
-async def load_search_tables(config: GraphRagConfig, root: Path) -> dict[str, pd.DataFrame]:
-    """The tables global search reads, through the storage and table provider the config names."""
+async def load_search_tables(config: GraphRagConfig, root: Path, method: Method = "global") -> dict[str, Any]:
+    """The tables a search method reads, through the storage and table provider the config names;
+    an optional table the index lacks is None, as in `graphrag query`."""
     from graphrag.data_model.data_reader import DataReader
     from graphrag_storage import create_storage
     from graphrag_storage.tables.table_provider_factory import create_table_provider
 
-    reader = DataReader(create_table_provider(config.table_provider, storage=create_storage(config.output_storage)))
-    tables: dict[str, pd.DataFrame] = {}
-    for name in GLOBAL_SEARCH_TABLES:
+    provider = create_table_provider(config.table_provider, storage=create_storage(config.output_storage))
+    reader = DataReader(provider)
+    tables: dict[str, Any] = {}
+    for name in SEARCH_TABLES[method] + OPTIONAL_TABLES.get(method, ()):
+        if name in OPTIONAL_TABLES.get(method, ()) and not await provider.has(name):
+            tables[name] = None
+            continue
         try:
             tables[name] = await getattr(reader, name)()
         except (OSError, ValueError) as exc:
@@ -69,28 +75,47 @@ async def load_search_tables(config: GraphRagConfig, root: Path) -> dict[str, pd
     return tables
 
 
-async def capture_global_search(
+def _search_stream(
+    method: Method, config: GraphRagConfig, tables: dict[str, Any], recorder: QueryRecorder, **options: Any
+) -> AsyncIterator[str]:
+    """`graphrag.api.<method>_search_streaming` with the arguments `graphrag query` gives it."""
+    import graphrag.api as api
+
+    common = {"config": config, "query": recorder.query, "callbacks": [recorder], **tables}
+    if method == "global":
+        return api.global_search_streaming(**common, **options)
+    options.pop("dynamic_community_selection")
+    if method == "basic":
+        options.pop("community_level")
+        return api.basic_search_streaming(**common, **options)
+    stream = api.local_search_streaming if method == "local" else api.drift_search_streaming
+    return stream(**common, **options)
+
+
+async def capture_search(
     root: str | Path,
     query: str,
     *,
+    method: Method = "global",
     response_type: str = DEFAULT_RESPONSE_TYPE,
-    community_level: int | None = DEFAULT_COMMUNITY_LEVEL,
+    community_level: int = DEFAULT_COMMUNITY_LEVEL,
     dynamic_community_selection: bool = False,
     data_dir: str | Path | None = None,
     run_id: str | None = None,
     on_token: Callable[[str], None] | None = None,
     verbose: bool = False,
 ) -> QueryRun:
-    """Ask `query` of the GraphRAG project at `root` by global search; save and return the run.
+    """Ask `query` of the GraphRAG project at `root` with `method`; save and return the run.
 
-    Defaults are `graphrag query`'s. Prints nothing: `on_token` receives the answer as it streams
-    (GraphRAG's own logs go to the project's reporting folder, `logs/query.log` by default). The
-    run is written to `ROOT/output/veritrail/queries/<run_id>/query_run.json`.
+    Defaults are `graphrag query`'s (`dynamic_community_selection` is for global search only).
+    Prints nothing: `on_token` receives the answer as it streams (GraphRAG's own logs go to the
+    project's reporting folder, `logs/query.log` by default). The run is written to
+    `ROOT/output/veritrail/queries/<run_id>/query_run.json`.
     """
-    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder, new_run_id
+    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
     try:
-        import graphrag.api as api
+        import graphrag.api  # noqa: F401
     except ModuleNotFoundError as exc:
         raise GraphRAGMissingError(exc.name) from exc
 
@@ -101,47 +126,23 @@ async def capture_global_search(
     chunks: list[str] = []
     with contextlib.chdir(root):
         config = load_project_config(root, data)
-        tables = await load_search_tables(config, root)
-        recorder = QueryRecorder(query, community_level=community_level, config=config)
-        stream = api.global_search_streaming(
-            config=config,
-            entities=tables["entities"],
-            communities=tables["communities"],
-            community_reports=tables["community_reports"],
+        tables = await load_search_tables(config, root, method)
+        recorder = QueryRecorder(query, method=method, community_level=community_level, config=config)
+        stream = _search_stream(
+            method,
+            config,
+            tables,
+            recorder,
             community_level=community_level,
             dynamic_community_selection=dynamic_community_selection,
             response_type=response_type,
-            query=query,
-            callbacks=[recorder],
             verbose=verbose,
         )
         async for chunk in stream:
             chunks.append(chunk)
             if on_token is not None:
                 on_token(chunk)
-    run_id = run_id or new_run_id()
-    try:
-        run = recorder.to_query_run(
-            final_answer="".join(chunks),
-            run_id=run_id,
-            settings_fingerprint=settings_fingerprint(root),
-            notes=f"response_type={response_type!r}, dynamic_community_selection={dynamic_community_selection}",
-        )
-    except AdapterError as exc:
-        raw = _save_raw(run_dir(root, run_id), query, "".join(chunks), recorder)
-        raise AdapterError(f"{exc} (the search was paid for: what GraphRAG returned is kept in {raw})") from None
-    run.save(run_dir(root, run.run_id))
-    return run
-
-
-def _save_raw(folder: Path, query: str, answer: str, recorder: QueryRecorder) -> Path:
-    """Keep a search whose map step could not be read, so nothing paid for is lost."""
-    raw = {
-        "query": query,
-        "final_answer": answer,
-        "map_contexts": recorder.contexts,
-        "map_responses": [str(result.response) for result in recorder.map_results],
-    }
-    path = folder / "raw_capture.json"
-    atomic_write_text(path, json.dumps(raw, indent=1, default=str))
-    return path
+    options = f"response_type={response_type!r}"
+    if method == "global":
+        options += f", dynamic_community_selection={dynamic_community_selection}"
+    return QueryRun.load(recorder.save(root, final_answer="".join(chunks), run_id=run_id, notes=options))
