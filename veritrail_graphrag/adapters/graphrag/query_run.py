@@ -17,6 +17,7 @@ added local, basic and DRIFT; version-1 files (global search only) still load.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Literal
@@ -61,6 +62,13 @@ def _has_text(value: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_has_text)]
+
+
+def _distinct(what: str, numbers: list[int]) -> set[int]:
+    repeated = sorted(n for n, count in Counter(numbers).items() if count > 1)
+    if repeated:
+        raise ValueError(f"{what} used more than once: {repeated}")
+    return set(numbers)
 
 
 class MapAnswer(BaseModel):
@@ -112,11 +120,8 @@ class DriftRun(BaseModel):
 
     @model_validator(mode="after")
     def _one_primer_and_known_parents(self) -> DriftRun:
-        ids = [action.id for action in self.actions]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        if repeated:
-            raise ValueError(f"action id used more than once: {repeated}")
-        unknown = sorted({p for action in self.actions for p in action.parents} - set(ids))
+        ids = _distinct("action id", [action.id for action in self.actions])
+        unknown = sorted({p for action in self.actions for p in action.parents} - ids)
         if unknown:
             raise ValueError(f"parent action(s) not in the graph: {unknown}")
         primers = [a.id for a in self.actions if a.answered and a.context is None]
@@ -167,10 +172,7 @@ class QueryRun(BaseModel):
 
     @model_validator(mode="after")
     def _parts_of_the_method(self) -> QueryRun:
-        seen = [batch.index for batch in self.batches]
-        repeated = sorted({i for i in seen if seen.count(i) > 1})
-        if repeated:
-            raise ValueError(f"batch index used more than once: {repeated}")
+        _distinct("batch index", [batch.index for batch in self.batches])
         parts = {
             "batches": bool(self.batches or self.not_in_reduce),
             "context": self.context is not None,
