@@ -16,6 +16,7 @@ from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
+from veritrail_graphrag.verifiers.lexical_decompose import decompose_claim
 
 SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
 
@@ -406,3 +407,8 @@ def test_summedits_consistent_summaries_score_higher(domain: str) -> None:
     for record in records:
         by_label[record["label"]].append(_item_score(verifier, record))
     assert statistics.mean(by_label[1]) > statistics.mean(by_label[0])
+
+
+def test_a_part_made_only_of_punctuation_is_not_a_sub_claim() -> None:
+    """Found by the property test above: 'Microsoft Microsoft ; , ,' gave an empty sub-claim."""
+    assert decompose_claim("Microsoft Microsoft ; , ,") == ["Microsoft Microsoft ; , ,"]

@@ -292,6 +292,6 @@ def decompose_claim(text: str) -> list[str]:
     for chunk in body.split(";"):
         for tokens in _split(chunk.split(), 0):
             rendered = _render(tokens, end)
-            if len(tokens) >= 2 and rendered not in parts:
+            if len(tokens) >= 2 and any(ch.isalnum() for ch in rendered) and rendered not in parts:
                 parts.append(rendered)
     return parts if len(parts) > 1 else [text]
