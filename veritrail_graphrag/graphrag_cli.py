@@ -13,10 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 
-from veritrail_graphrag.errors import AdapterError, UsageError
+from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.exit_codes import guarded
 from veritrail_graphrag.report_console import print_notes, stdout
 
@@ -40,15 +39,10 @@ def graphrag_command(ctx: typer.Context) -> None:
     with contextlib.chdir(Path.cwd()), recording() as heard:
         try:
             graphrag_app(list(ctx.args), prog_name="graphrag", standalone_mode=False)
-        except click.exceptions.Exit as exit_:
-            if exit_.exit_code:
-                raise typer.Exit(exit_.exit_code) from None
-        except click.ClickException as exc:
-            raise UsageError(f"graphrag {' '.join(ctx.args[:1])}: {exc.format_message()}") from None
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # GraphRAG's usage errors and exits, printed and ended as GraphRAG's own CLI would
         except Exception as exc:  # GraphRAG's own failure (config, index, model): reported as such
             raise AdapterError(f"graphrag failed: {type(exc).__name__}: {exc}") from None
-    if not heard:
-        print_notes(["GraphRAG made no search (only `graphrag query` does): nothing was recorded"])
     failures = []
     for entry in heard:
         try:
