@@ -17,12 +17,24 @@ import pytest
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_runs"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-GENERATED = shutil.ignore_patterns("report.json", "report.md", ".*.partial.jsonl", "index-audit", "*.veritrail")
+GENERATED = shutil.ignore_patterns(
+    "report.json", "report.md", ".*.partial.jsonl", ".*.lock", "index-audit", "*.veritrail"
+)
 
 
 def copy_sample(name: str, target: Path) -> Path:
     shutil.copytree(SAMPLES / name, target, ignore=GENERATED)
     return target
+
+
+def llm_sample(root: Path, url: str) -> Path:
+    """A copy of the GraphRAG sample whose settings.yaml names `url` (the fake OpenAI server)."""
+    copy_sample("graphrag-christmas-carol", root)
+    (root / "settings.yaml").write_text(
+        "completion_models:\n  default_completion_model:\n    model_provider: openai\n"
+        f"    model: test-model\n    api_base: {url}\n    api_key: not-a-real-key\n"
+    )
+    return root
 
 
 def require_shared(*paths: Path) -> None:

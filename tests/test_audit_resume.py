@@ -9,11 +9,14 @@ from scripted import ScriptedVerifier
 
 from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail
 from veritrail_graphrag.audit import run_audit
-from veritrail_graphrag.checkpoint import checkpoint_path
 from veritrail_graphrag.report import AuditReport
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "handwritten-hierarchical" / "dag.json"
 CLAIMS = [Claim(id=f"c{i}", text=f"ferry claim {i}") for i in range(1, 5)]
+
+
+def checkpoints(report: Path) -> list[Path]:
+    return sorted(report.parent.glob(f".{report.name}.*.partial.jsonl"))
 
 
 class FailsOn(ScriptedVerifier):
@@ -56,14 +59,14 @@ def test_a_failed_claim_is_recorded_not_guessed_and_a_rerun_retries_only_it(tmp_
     assert [r.claim.id for r in first.results] == ["c1", "c2", "c4"]
     assert first.summary.claims == 4 and first.summary.failed == 1
     assert "could not be verified" in report.with_suffix(".md").read_text()
-    assert checkpoint_path(report).exists()
+    assert len(checkpoints(report)) == 1
 
     healthy = FailsOn(None)
     second = audit(healthy, report)
     assert healthy.decompose_calls == ["ferry claim 3"]
     assert second.resumed_claims == 3 and second.failed == []
     assert [r.claim.id for r in second.results] == ["c1", "c2", "c3", "c4"]
-    assert not checkpoint_path(report).exists()
+    assert checkpoints(report) == []
 
 
 def test_checkpoint_for_other_traversal_settings_is_not_reused(tmp_path: Path) -> None:
@@ -90,7 +93,7 @@ def test_concurrency_does_not_invalidate_the_checkpoint(tmp_path: Path) -> None:
 def test_torn_lines_are_ignored_and_no_resume_starts_over(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     audit(FailsOn("c3"), report)
-    with checkpoint_path(report).open("a") as handle:
+    with checkpoints(report)[0].open("a") as handle:
         handle.write('{"claim": {"id": "c3", "te')  # a write torn by a kill
     resumed = audit(FailsOn("c3"), report)
     assert resumed.resumed_claims == 3 and [f.claim.id for f in resumed.failed] == ["c3"]

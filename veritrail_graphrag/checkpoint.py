@@ -2,7 +2,10 @@
 
 Each finished claim is appended (flushed and fsynced), so a crash, Ctrl-C or kill loses at most
 the claims that were in flight. A re-run with the same DAG, terminal, verifier and settings (the
-key in the first line) takes those claims from here instead of verifying them again.
+key, in the file's name and its first line) takes those claims from here instead of verifying
+them again. Audits with other settings have other files, so their claims are never mixed: an
+interrupted audit's checkpoint survives a run with other settings into the same folder, and only
+the process holding the report's lock (`output_lock.py`) writes one.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import BaseModel, ValidationError
 
@@ -49,11 +52,15 @@ def audit_key(
 
 
 class Checkpoint:
-    """Append-only JSONL of finished claims; torn or foreign lines are ignored, never trusted."""
+    """Append-only JSONL of finished claims; torn or foreign lines are ignored, never trusted.
 
-    def __init__(self, path: Path, key: str) -> None:
-        self.path = path
+    Appends go through the handle opened by `start`: if the file were replaced behind our back,
+    they would land in the file this audit started, never in another one."""
+
+    def __init__(self, report_path: Path, key: str) -> None:
+        self.path = checkpoint_path(report_path, key)
         self.key = key
+        self._handle: TextIO | None = None
 
     def load(self) -> dict[str, ClaimResult]:
         if not self.path.exists():
@@ -78,8 +85,12 @@ class Checkpoint:
         """Begin a checkpoint (or continue a matching one when `keep`)."""
         if keep and self.path.exists():
             self._drop_torn_tail()
-            return
-        atomic_write_text(self.path, CheckpointHeader(key=self.key).model_dump_json() + "\n")
+        else:
+            atomic_write_text(self.path, CheckpointHeader(key=self.key).model_dump_json() + "\n")
+        try:
+            self._handle = self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"not writable ({exc.strerror or exc})", file=self.path) from exc
 
     def _drop_torn_tail(self) -> None:
         """A kill mid-write leaves a line without its newline; appending after it would glue the
@@ -90,18 +101,25 @@ class Checkpoint:
                 handle.truncate(data.rfind(b"\n") + 1)
 
     def append(self, result: ClaimResult) -> None:
+        if self._handle is None:
+            raise RuntimeError("Checkpoint.append before start")
         try:
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(result.model_dump_json() + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            self._handle.write(result.model_dump_json() + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
         except OSError as exc:
             raise OutputError(f"not writable ({exc.strerror or exc})", file=self.path) from exc
 
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
     def remove(self) -> None:
+        self.close()
         self.path.unlink(missing_ok=True)
 
 
-def checkpoint_path(report_path: Path) -> Path:
-    """Hidden, beside the report it will become."""
-    return report_path.with_name(f".{report_path.name}.partial.jsonl")
+def checkpoint_path(report_path: Path, key: str) -> Path:
+    """Hidden, beside the report it will become; one per settings key."""
+    return report_path.with_name(f".{report_path.name}.{key[:16]}.partial.jsonl")

@@ -27,6 +27,7 @@ from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.exit_codes import ExitCode, guarded
 from veritrail_graphrag.graphrag_cli import GRAPHRAG_COMMAND_SETTINGS, graphrag_command
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
+from veritrail_graphrag.output_lock import OutputLock
 from veritrail_graphrag.report import AuditReport, ClaimFailure
 from veritrail_graphrag.report_console import print_audit, print_dry_run, print_notes, progress, stdout
 from veritrail_graphrag.targets import AuditTarget, file_target, graphrag_index_target, graphrag_query_target
@@ -58,6 +59,7 @@ async def _run(
     config: TrailConfig,
     report_path: Path,
     markdown_path: Path | None,
+    lock: OutputLock,
 ) -> AuditReport:
     verifier = make_verifier(flags.verifier, options)
     extraction_failures: list[ClaimFailure] = []
@@ -88,6 +90,7 @@ async def _run(
                 usage=lambda: _usage(verifier),
                 citations=target.citations,
                 extraction_failures=extraction_failures,
+                lock=lock,
             )
     finally:
         close = getattr(verifier, "aclose", None)
@@ -123,7 +126,8 @@ def _audit(
     if flags.dry_run:
         _dry_run(target, options, config, extract=claims is None)
         return
-    report = asyncio.run(_run(target, claims, flags, options, config, report_path, markdown_path))
+    with OutputLock(report_path) as lock:  # before claims are extracted: a second audit stops at once
+        report = asyncio.run(_run(target, claims, flags, options, config, report_path, markdown_path, lock))
     print_audit(report, target.dag.stage, report_path, markdown_path)
     if report.failed:
         raise typer.Exit(code=ExitCode.NOT_VERIFIED)

@@ -1,13 +1,16 @@
 """File I/O at the edges: atomic writes (a report is complete on disk or absent, never half
-written) and strict reads whose errors name the file."""
+written; a report's files are all new or all as they were) and strict reads whose errors name
+the file."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from veritrail_graphrag.errors import OutputError, VeriTrailError
 
@@ -26,25 +29,61 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """`atomic_write_text` for bytes (images, tables)."""
+    write_together([(path, data)])
+
+
+Content = bytes | Callable[[BinaryIO], None]
+"""A file's bytes, or a function that writes them to an open binary file (e.g. a parquet table)."""
+
+
+def write_together(files: Sequence[tuple[Path, Content]]) -> None:
+    """Write several files so that none is replaced unless all could be written: a report and the
+    pages and tables beside it are never from two runs, or half there.
+
+    Every file is first written to a temp file beside it and fsynced; only then are they renamed
+    over their paths. A failure before the renames removes the temps and leaves the old files as
+    they were; a rename failing midway (which the checks before make unlikely) removes the files
+    already renamed too, so what is left is never a mix. `OutputError` names the file and the OS
+    error (no space left, permission denied, is a folder)."""
+    temps: list[tuple[Path, Path]] = []
+    current = files[0][0] if files else Path()
     try:
-        _atomic_write(path, data)
+        for current, content in files:
+            temps.append((_write_temp(current, content), current))
+        placed: list[Path] = []
+        try:
+            for tmp, current in temps:
+                os.replace(tmp, current)
+                placed.append(current)
+        except BaseException:
+            for path in placed:
+                path.unlink(missing_ok=True)
+            raise
     except OSError as exc:
-        raise OutputError(f"not writable ({exc.strerror or exc})", file=path) from exc
+        raise OutputError(f"not writable ({exc.strerror or exc})", file=current) from exc
+    finally:
+        for tmp, _ in temps:
+            tmp.unlink(missing_ok=True)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _write_temp(path: Path, content: Content) -> Path:
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would survive the rename
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(content, bytes):
+                handle.write(content)
+            else:
+                content(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
 
 
 def read_text(path: Path, error: type[VeriTrailError]) -> str:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from veritrail_graphrag.citation_accuracy import CitationSummary, summarize_citations
 from veritrail_graphrag.citations import ClaimCitations
-from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.files import Content, write_together
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.trail import ClaimResult
 
@@ -65,8 +65,13 @@ class AuditReport(BaseModel):
     results: list[ClaimResult]
     failed: list[ClaimFailure] = Field(default_factory=list)
 
-    def save(self, path: Path) -> None:
-        atomic_write_text(path, self.model_dump_json(indent=2))
+    def save(self, path: Path, markdown_path: Path | None = None) -> None:
+        """The JSON report, and its markdown rendering when `markdown_path` is given: both new or
+        both as they were (`write_together`)."""
+        files: list[tuple[Path, Content]] = [(path, self.model_dump_json(indent=2).encode())]
+        if markdown_path is not None:
+            files.append((markdown_path, render_markdown(self).encode()))
+        write_together(files)
 
 
 def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) -> Summary:

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from veritrail_graphrag.compare.audits import Audit, CompareError, load_audit, pool
 from veritrail_graphrag.errors import OutputError
-from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.files import Content, write_together
 
 stdout = Console()
 stderr = Console(stderr=True)
@@ -58,13 +58,14 @@ def compare_command(
     try:
         loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
         comparison = compare(loaded)
-        out.mkdir(parents=True, exist_ok=True)
-        chart = None
-        if comparison.stages:
-            render_chart(comparison, out / CHART)
-            chart = CHART
-        atomic_write_text(out / "compare.json", comparison.model_dump_json(indent=1))
-        atomic_write_text(out / "compare.md", render_markdown(comparison, chart))
+        chart = CHART if comparison.stages else None
+        files: list[tuple[Path, Content]] = [
+            (out / "compare.json", comparison.model_dump_json(indent=1).encode()),
+            (out / "compare.md", render_markdown(comparison, chart).encode()),
+        ]
+        if chart is not None:
+            files.append((out / chart, render_chart(comparison)))
+        write_together(files)
     except CompareError as exc:
         stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from None

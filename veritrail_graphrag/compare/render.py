@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.table import Table
 
 from veritrail_graphrag.compare.compute import AuditStats, ClaimChange, Comparison, StageRate
-from veritrail_graphrag.files import atomic_write_bytes
 
 LISTED = 50
 
@@ -119,8 +116,8 @@ def render_markdown(comparison: Comparison, chart: str | None) -> str:
     return "\n".join(lines)
 
 
-def render_chart(comparison: Comparison, path: Path) -> None:
-    """Grouped bars: one group per stage, one bar per audit, with the 95% interval as an error bar."""
+def render_chart(comparison: Comparison) -> bytes:
+    """Grouped bars (a PNG): one group per stage, one bar per audit, with the 95% interval as an error bar."""
     import io
 
     import matplotlib
@@ -147,4 +144,4 @@ def render_chart(comparison: Comparison, path: Path) -> None:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
     plt.close(figure)
-    atomic_write_bytes(path, buffer.getvalue())
+    return buffer.getvalue()

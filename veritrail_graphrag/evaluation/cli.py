@@ -21,7 +21,7 @@ from veritrail_graphrag.evaluation.results import EvalReport
 from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split
 from veritrail_graphrag.exit_codes import guarded
-from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.files import write_together
 from veritrail_graphrag.verifiers.registry import VerifierOptions, make_verifier
 
 DEFAULT_DATA = Path("..") / "shared" / "benchmarks"
@@ -98,8 +98,9 @@ def run_eval_command(
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     json_path, markdown_path = report_paths(report, out_dir)
-    atomic_write_text(json_path, report.model_dump_json(indent=1))
-    atomic_write_text(markdown_path, render_markdown(report))
+    write_together(
+        [(json_path, report.model_dump_json(indent=1).encode()), (markdown_path, render_markdown(report).encode())]
+    )
     return report
 
 

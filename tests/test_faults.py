@@ -1,0 +1,124 @@
+"""Faults around the audit, end to end through the CLI: nothing lost, nothing mixed, every failure
+explained by its exit code and one line.
+
+The model endpoint is the local fake OpenAI server; processes run as the user would run them.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI
+from samples import copy_sample, llm_sample
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+
+pytest_plugins = ["fake_openai"]
+RUN = Path("output") / "veritrail" / "queries" / "handwritten-1"
+runner = CliRunner()
+
+
+def results(root: Path) -> list[tuple[str, str]]:
+    report = json.loads((root / RUN / "report.json").read_text())
+    return [(r["claim"]["text"], r["verdict"]) for r in report["results"]]
+
+
+def checkpoint_lines(root: Path) -> int:
+    return sum(len(path.read_text().splitlines()) for path in (root / RUN).glob(".report.json.*.partial.jsonl"))
+
+
+def test_second_audit_stops_and_restarts_report_as_if_run_alone(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """The issue's scenario: an LLM audit runs; a lexical audit with other settings is started on
+    the same run folder. It must stop at once (exit 2) naming the other process, and once the LLM
+    audit is killed, each audit run again reports exactly what it reports alone; the killed audit
+    resumes from its own checkpoint, untouched by the other one, without re-asking finished work."""
+    fake_openai.latency = 0.05
+    llm = ["audit", "--verifier", "llm", "--concurrency", "2"]
+    lexical = ["audit", "--q", "2"]
+    alone_llm = llm_sample(tmp_path / "alone-llm", fake_openai.url)
+    assert runner.invoke(cli.app, [*llm, str(alone_llm)]).exit_code == 0
+    full_run_requests = fake_openai.count
+    alone_lexical = copy_sample("graphrag-christmas-carol", tmp_path / "alone-lexical")
+    assert runner.invoke(cli.app, [*lexical, str(alone_lexical)]).exit_code == 0
+
+    fake_openai.reset()
+    fake_openai.latency = 0.5  # the first audit outlives the second one's index loading
+    project = llm_sample(tmp_path / "shared", fake_openai.url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERITRAIL_", "OPENAI_"))}
+    first = subprocess.Popen(
+        [sys.executable, "-m", "veritrail_graphrag", *llm, str(project)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and first.poll() is None and checkpoint_lines(project) < 3:  # header + 2
+        time.sleep(0.02)
+
+    second = runner.invoke(cli.app, [*lexical, str(project)])
+    assert second.exit_code == 2, second.output
+    assert first.poll() is None, "the first audit finished before the second one was refused"
+    assert f"pid {first.pid}" in second.output and str(project / RUN) in second.output
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    before_restarts = fake_openai.count
+    assert not (project / RUN / "report.json").exists()
+
+    fake_openai.latency = 0.0
+    assert runner.invoke(cli.app, [*lexical, str(project)]).exit_code == 0
+    assert results(project) == results(alone_lexical)
+    restarted = runner.invoke(cli.app, [*llm, str(project)])
+    assert restarted.exit_code == 0, restarted.output
+    assert results(project) == results(alone_llm)
+    assert json.loads((project / RUN / "report.json").read_text())["resumed_claims"] >= 2
+    restart_requests = fake_openai.count - before_restarts
+    # Finished claims and cached answers are not asked again: only the rest of the work is paid for.
+    assert restart_requests < full_run_requests
+    assert before_restarts + restart_requests <= full_run_requests + 2 * 2  # at most the killed in-flight calls twice
+    assert checkpoint_lines(project) == 0
+
+
+def test_report_path_that_is_a_folder_exits_5_and_keeps_the_checkpoint(tmp_path: Path) -> None:
+    project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    (project / RUN / "report.md").mkdir()
+    failed = runner.invoke(cli.app, ["audit", str(project)])
+    assert failed.exit_code == 5, failed.output
+    assert str(project / RUN / "report.md") in failed.output and "Is a directory" in failed.output
+    assert "Traceback" not in failed.output
+    assert not (project / RUN / "report.json").exists()  # never one of the pair without the other
+    assert checkpoint_lines(project) > 1
+
+    (project / RUN / "report.md").rmdir()
+    again = runner.invoke(cli.app, ["audit", str(project)])
+    assert again.exit_code == 0, again.output
+    report = json.loads((project / RUN / "report.json").read_text())
+    assert report["resumed_claims"] == len(report["results"]) > 0
+
+
+def test_a_full_disk_leaves_the_previous_report_pair_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    assert runner.invoke(cli.app, ["audit", str(project)]).exit_code == 0
+    before = {name: (project / RUN / name).read_bytes() for name in ("report.json", "report.md")}
+    sync = os.fsync
+
+    def full_disk_for_markdown(fd: int) -> None:
+        if ".report.md." in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        sync(fd)
+
+    monkeypatch.setattr(os, "fsync", full_disk_for_markdown)
+    failed = runner.invoke(cli.app, ["audit", str(project), "--q", "2"])
+    assert failed.exit_code == 5, failed.output
+    assert "No space left on device" in failed.output and str(project / RUN / "report.md") in failed.output
+    assert {name: (project / RUN / name).read_bytes() for name in before} == before
+    assert not list((project / RUN).glob(".*.tmp"))
+    assert checkpoint_lines(project) > 1
