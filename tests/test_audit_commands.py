@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
 from veritrail_graphrag import Verdict
+from veritrail_graphrag.targets import graphrag_query_target
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_runs"
 runner = CliRunner()
@@ -48,6 +49,35 @@ def test_unknown_query_run_lists_the_known_ones(project: Path) -> None:
     result = runner.invoke(cli.app, ["audit", str(project), "--query-run", "nope"])
     assert result.exit_code == 2
     assert "no query run 'nope' (known: handwritten-1)" in result.output
+
+
+def test_query_runs_are_named_by_their_folder_and_reported_there(project: Path) -> None:
+    """A copied run folder keeps the run_id inside: users see folders, so folders name runs."""
+    queries = project / "output" / "veritrail" / "queries"
+    shutil.copytree(queries / "handwritten-1", queries / "copy")
+    result = runner.invoke(cli.app, ["audit", str(project), "--query-run", "copy"])
+    assert result.exit_code == 0, result.output
+    assert (queries / "copy" / "report.json").is_file() and not (queries / "handwritten-1" / "report.json").exists()
+    by_path = graphrag_query_target(project, query_run=str(queries / "copy"))
+    assert by_path.out_dir == queries / "copy"
+
+    listed = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
+    assert listed.exit_code == 0, listed.output
+    output = " ".join(listed.output.split())
+    assert f"'handwritten-1' is in 2 folders: {queries / 'copy'}, {queries / 'handwritten-1'}" in output
+
+
+def test_an_unreadable_query_run_does_not_block_the_others(project: Path) -> None:
+    broken = project / "output" / "veritrail" / "queries" / "broken"
+    broken.mkdir()
+    (broken / "query_run.json").write_text("{")
+    named = runner.invoke(cli.app, ["audit", str(project), "--query-run", "handwritten-1", "--dry-run"])
+    assert named.exit_code == 0, named.output
+    assert "broken" not in named.output  # only the run audited is read
+    latest = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
+    assert latest.exit_code == 0, latest.output
+    [warning] = [line for line in latest.output.splitlines() if "broken" in line]
+    assert "skipped an unreadable query run" in warning and "invalid JSON" in warning
 
 
 def test_answer_file_is_traced_through_the_reports_it_cites(project: Path, tmp_path: Path) -> None:

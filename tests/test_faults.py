@@ -13,11 +13,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from fake_openai import FakeOpenAI
-from samples import copy_sample, llm_sample
+from samples import SAMPLES, copy_sample, llm_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
@@ -122,3 +124,68 @@ def test_a_full_disk_leaves_the_previous_report_pair_whole(tmp_path: Path, monke
     assert {name: (project / RUN / name).read_bytes() for name in before} == before
     assert not list((project / RUN).glob(".*.tmp"))
     assert checkpoint_lines(project) > 1
+
+
+def _joined(frame: pd.DataFrame, column: str) -> None:
+    """A list column after a CSV round trip: one text per row."""
+    frame[column] = [",".join(ids) for ids in frame[column]]
+
+
+def _numbered(frame: pd.DataFrame, column: str) -> None:
+    """Ids that a spreadsheet turned into numbers."""
+    frame[column] = range(len(frame))
+
+
+def _word_in_row_1(frame: pd.DataFrame, column: str) -> None:
+    frame[column] = frame[column].astype(str)
+    frame.loc[1, column] = "forty"
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "damage", "expected"),
+    [
+        ("entities", "text_unit_ids", _joined, "should hold lists, but row 0"),
+        ("relationships", "text_unit_ids", _joined, "should hold lists, but row 0"),
+        ("entities", "id", _numbered, "should hold texts, but row 0"),
+        ("relationships", "source", _numbered, "should hold texts, but row 0"),
+        ("community_reports", "community", _word_in_row_1, "should hold integers, but row 1"),
+    ],
+)
+def test_a_column_of_the_wrong_type_is_an_error_naming_file_column_and_row(
+    tmp_path: Path, table: str, column: str, damage: Callable[[pd.DataFrame, str], None], expected: str
+) -> None:
+    project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    path = project / "output" / f"{table}.parquet"
+    frame = pd.read_parquet(path)
+    damage(frame, column)
+    frame.to_parquet(path)
+    result = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: column {column!r} {expected}" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+
+
+def test_every_adapter_refuses_a_field_of_the_wrong_type(tmp_path: Path) -> None:
+    """Summary logs, BooookScore files and query runs are read through typed models: a list given
+    as a text is refused with the file and the place, as for GraphRAG's tables."""
+    log = tmp_path / "summary-log.jsonl"
+    lines = (SAMPLES / "hierarchical-christmas-carol" / "summary-log.jsonl").read_text().splitlines()
+    damaged = next(i for i, line in enumerate(lines) if json.loads(line).get("inputs"))
+    record = json.loads(lines[damaged])
+    lines[damaged] = json.dumps(record | {"inputs": ",".join(record["inputs"])})
+    log.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(cli.app, ["audit", str(log), "--dry-run"])
+    assert result.exit_code == 2 and f"{log}, line {damaged + 1}" in result.output and "inputs" in result.output
+
+    book = tmp_path / "booookscore.json"
+    book.write_text(json.dumps({"carol": {"summaries_dict": {"0": "one, two"}, "final_summary": "Done."}}))
+    result = runner.invoke(cli.app, ["audit", str(book), "--dry-run"])
+    assert result.exit_code == 2 and str(book) in result.output and "should be a non-empty list" in result.output
+
+    project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    run = project / RUN / "query_run.json"
+    data = json.loads(run.read_text())
+    data["batches"][0]["report_ids"] = ",".join(map(str, data["batches"][0]["report_ids"]))
+    run.write_text(json.dumps(data))
+    result = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
+    assert result.exit_code == 2 and str(run) in result.output and "batches.0.report_ids" in result.output

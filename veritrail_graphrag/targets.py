@@ -13,7 +13,8 @@ from pathlib import Path
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index, search_method
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
 from veritrail_graphrag.adapters.graphrag.citations import sentence_citations
-from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, run_dir, saved_runs_dirs, veritrail_dir
+from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, saved_runs_dirs, veritrail_dir
+from veritrail_graphrag.adapters.graphrag.query_run import FILE_NAME
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.dag import DAG
@@ -33,15 +34,60 @@ class AuditTarget:
     citations: dict[str, list[SentenceCitations]] | None = None
 
 
-def query_runs(path: Path) -> list[QueryRun]:
-    """The saved runs of the index at `path`, oldest first (a run saved twice is listed once)."""
-    runs: dict[str, QueryRun] = {}
-    for folder in saved_runs_dirs(path):
-        for run_folder in sorted(folder.iterdir()) if folder.is_dir() else []:
-            if (run_folder / "query_run.json").is_file():
-                run = QueryRun.load(run_folder)
-                runs.setdefault(run.run_id, run)
-    return sorted(runs.values(), key=lambda r: r.created)
+@dataclass(frozen=True)
+class SavedRun:
+    """A saved query run and its folder: users name runs by their folder (a copy keeps the run_id)."""
+
+    folder: Path
+    run: QueryRun
+
+
+def _run_folders(path: Path) -> list[Path]:
+    return [
+        run_folder
+        for folder in saved_runs_dirs(path)
+        for run_folder in (sorted(folder.iterdir()) if folder.is_dir() else [])
+        if (run_folder / FILE_NAME).is_file()
+    ]
+
+
+def saved_runs(path: Path) -> tuple[list[SavedRun], list[str]]:
+    """The readable saved runs of the index at `path`, oldest first, and one warning per run that
+    cannot be read (skipped: one broken file must not hide the others) or per run_id held by more
+    than one folder."""
+    runs: list[SavedRun] = []
+    warnings: list[str] = []
+    for folder in _run_folders(path):
+        try:
+            runs.append(SavedRun(folder, QueryRun.load(folder)))
+        except AdapterError as exc:
+            warnings.append(f"skipped an unreadable query run: {exc}")
+    folders_of: dict[str, list[Path]] = {}
+    for saved in runs:
+        folders_of.setdefault(saved.run.run_id, []).append(saved.folder)
+    for run_id, folders in folders_of.items():
+        if len(folders) > 1:
+            warnings.append(
+                f"query run id {run_id!r} is in {len(folders)} folders: {', '.join(map(str, folders))}; "
+                "--query-run takes the folder name"
+            )
+    return sorted(runs, key=lambda s: (s.run.created, s.folder.name)), warnings
+
+
+def _named_run(path: Path, name: str) -> SavedRun:
+    """The run `--query-run` names: a folder name under the index's queries folder, or a path to
+    a run folder. Only this run is read."""
+    given = Path(name).expanduser()
+    if given.is_absolute() or len(given.parts) > 1:
+        folder = given.parent if given.name == FILE_NAME else given
+        if not (folder / FILE_NAME).is_file():
+            raise AdapterError(f"no {FILE_NAME} in this folder", file=folder)
+        return SavedRun(folder, QueryRun.load(folder))
+    for folder in _run_folders(path):
+        if folder.name == name:
+            return SavedRun(folder, QueryRun.load(folder))
+    known = ", ".join(dict.fromkeys(f.name for f in _run_folders(path))) or "none"
+    raise AdapterError(f"no query run {name!r} (known: {known})", file=queries_dir(path))
 
 
 def graphrag_query_target(
@@ -73,26 +119,27 @@ def graphrag_query_target(
         citations = sentence_citations(dag, ["final_answer"])
         return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations)
 
-    runs = query_runs(path)
+    warnings: list[str] = []
     if query_run is not None:
-        matching = [r for r in runs if r.run_id == query_run]
-        if not matching:
-            known = ", ".join(r.run_id for r in runs) or "none"
-            raise AdapterError(f"no query run {query_run!r} (known: {known})", file=queries_dir(path))
-        run = matching[0]
-    elif runs:
-        run = runs[-1]
+        chosen = _named_run(path, query_run)
     else:
-        raise AdapterError(
-            f"no saved query run under {queries_dir(path)}; run "
-            "`veritrail query ROOT --query ...`, or give the answer with --answer FILE",
-            file=path,
-        )
-    dag = add_query_run(index, run)
-    out_dir = run_dir(path, run.run_id)
+        runs, warnings = saved_runs(path)
+        if not runs:
+            raise AdapterError(
+                f"no readable query run under {queries_dir(path)}; "
+                + ("; ".join(warnings) if warnings else "run `veritrail query ROOT --query ...`")
+                + ", or give the answer with --answer FILE",
+                file=path,
+            )
+        chosen = runs[-1]
+    dag = add_query_run(index, chosen.run)
+    # A run saved beside the project's index and audited against an update folder's index gets its
+    # reports in that index's own queries folder, so the two audits never overwrite each other.
+    own = chosen.folder.parent in saved_runs_dirs(path)
+    out_dir = queries_dir(path) / chosen.folder.name if own else chosen.folder
     citations = sentence_citations(dag, ["final_answer"])
-    source = f"{path} (query run {run.run_id})"
-    return AuditTarget(dag, ["final_answer"], out_dir, source, run.query, [], root, citations)
+    source = f"{path} (query run {chosen.folder.name})"
+    return AuditTarget(dag, ["final_answer"], out_dir, source, chosen.run.query, warnings, root, citations)
 
 
 def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: list[int] | None = None) -> AuditTarget:

@@ -8,10 +8,12 @@ sees the 3.x names and types. Only the columns the DAG needs are read: early out
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from veritrail_graphrag.adapters.graphrag.layout import Layout, columns_of
@@ -127,12 +129,10 @@ class IndexTables:
 
 def _integers(frame: pd.DataFrame, column: str, path: Path) -> pd.Series:
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = values.isna() & frame[column].notna()
+    bad = (values.isna() & frame[column].notna()) | (values.notna() & (values % 1 != 0))
     if bad.any():
-        sample = frame.loc[bad, column].iloc[0]
-        raise AdapterError(f"column {column!r} holds a value that is not a number: {sample!r}", file=path)
-    if (values.dropna() % 1 != 0).any():
-        raise AdapterError(f"column {column!r} holds a number that is not an integer", file=path)
+        position = int(bad.to_numpy().nonzero()[0][0])
+        raise _wrong_type(frame, column, position, "integers", path)
     return values.astype("Int64")
 
 
@@ -143,10 +143,46 @@ def _row_name(frame: pd.DataFrame, position: int) -> str:
     return f"row {position}"
 
 
+_HOLDS: dict[Kind, tuple[str, tuple[type, ...]]] = {
+    "str": ("texts", (str,)),
+    "list": ("lists", (list, tuple, np.ndarray)),
+}
+"""What a column of each kind holds besides missing values. A list column stored as text (a CSV
+round trip or a hand-edited table) would otherwise be read as one list of characters and every
+link in it silently lost; a number in an id or text column would match nothing."""
+
+
+def _missing(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _wrong_type(frame: pd.DataFrame, column: str, position: int, expected: str, path: Path) -> AdapterError:
+    value = frame[column].iloc[position]
+    shown = repr(value if not isinstance(value, np.ndarray) else value.tolist())
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    where = _row_name(frame, position)
+    return AdapterError(
+        f"column {column!r} should hold {expected}, but row {position} ({where}) holds a "
+        f"{type(value).__name__}: {shown}",
+        file=path,
+        row=position,
+    )
+
+
+def _check_kind(frame: pd.DataFrame, column: Column, path: Path) -> None:
+    if column.kind not in _HOLDS:
+        return
+    expected, types = _HOLDS[column.kind]
+    for position, value in enumerate(frame[column.name]):
+        if not isinstance(value, types) and not _missing(value):
+            raise _wrong_type(frame, column.name, position, expected, path)
+
+
 def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> pd.DataFrame:
     for column in schema:
         if column.name not in frame.columns:
             continue
+        _check_kind(frame, column, path)
         if column.kind == "str":
             frame[column.name] = frame[column.name].astype("string").fillna("")
         elif column.kind == "int":
