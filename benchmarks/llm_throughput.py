@@ -35,7 +35,7 @@ from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.models import Claim, Excerpt, TrailConfig, Verdict
-from veritrail_graphrag.verifiers.llm import LLMVerifier
+from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
 FILLER = [
     "The committee met on a {day} to review the budget of district {n}.",

@@ -16,7 +16,7 @@ from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
-from veritrail_graphrag.verifiers.lexical_decompose import decompose_claim
+from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
 
 SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
 

@@ -16,10 +16,10 @@ from veritrail_graphrag.errors import LLMError
 from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache, cache_key
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
-from veritrail_graphrag.llm.parsing import parse_decomposition
-from veritrail_graphrag.llm.prompts import decomposition_prompt
 from veritrail_graphrag.llm.retry import RetryPolicy, retry_after_seconds
 from veritrail_graphrag.llm.structured import Rung
+from veritrail_graphrag.verifiers.llm.parsing import parse_decomposition
+from veritrail_graphrag.verifiers.llm.prompts import decomposition_prompt
 
 pytest_plugins = ["fake_openai"]
 

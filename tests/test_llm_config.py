@@ -11,7 +11,8 @@ from fake_openai import FakeOpenAI
 from veritrail_graphrag.errors import LLMConfigError
 from veritrail_graphrag.llm.config import LLMConfig, resolve_llm_config
 from veritrail_graphrag.llm.providers import make_sdk_client
-from veritrail_graphrag.verifiers.llm import LLMVerifier
+from veritrail_graphrag.project_llm import project_llm_config
+from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
 pytest_plugins = ["fake_openai"]
 
@@ -90,7 +91,7 @@ def _clean_cwd(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 
 def test_graphrag_3x_openai_with_dotenv(tmp_path: Path) -> None:
     root = project(tmp_path, V3_OPENAI, dotenv='GRAPHRAG_API_KEY="sk-from-dotenv"\n# comment\n')
-    config = resolve_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {}, environ={})
     assert (config.provider, config.model, config.base_url) == ("openai", "gpt-4.1", None)
     assert config.api_key is not None and config.api_key.get_secret_value() == "sk-from-dotenv"
     assert (config.max_attempts, config.backoff_base, config.backoff_max) == (5, 2.0, 30.0)
@@ -103,13 +104,13 @@ def test_graphrag_3x_openai_with_dotenv(tmp_path: Path) -> None:
 
 def test_environment_wins_over_dotenv(tmp_path: Path) -> None:
     root = project(tmp_path, V3_OPENAI, dotenv="GRAPHRAG_API_KEY=sk-dotenv\n")
-    config = resolve_llm_config(root, {}, environ={"GRAPHRAG_API_KEY": "sk-env"})
+    config = project_llm_config(root, {}, environ={"GRAPHRAG_API_KEY": "sk-env"})
     assert config.resolved_api_key() == "sk-env"
 
 
 def test_unset_key_variable_becomes_a_reference_named_in_the_error(tmp_path: Path) -> None:
     root = project(tmp_path, V3_OPENAI)
-    config = resolve_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {}, environ={})
     assert config.api_key is None and config.api_key_env == "GRAPHRAG_API_KEY"
     with pytest.raises(LLMConfigError, match="GRAPHRAG_API_KEY"):
         make_sdk_client(config)
@@ -118,7 +119,7 @@ def test_unset_key_variable_becomes_a_reference_named_in_the_error(tmp_path: Pat
 def test_graphrag_3x_azure(tmp_path: Path) -> None:
     root = project(tmp_path, V3_AZURE)
     env = {"AZURE_KEY": "az-key", "AZURE_ENDPOINT": "https://res.openai.azure.com"}
-    config = resolve_llm_config(root, {}, environ=env)
+    config = project_llm_config(root, {}, environ=env)
     assert (config.provider, config.model, config.azure_deployment) == ("azure", "gpt-4o", "gpt4o-prod")
     assert (config.base_url, config.api_version) == ("https://res.openai.azure.com", "2024-10-21")
     assert config.uses_structured_output
@@ -129,13 +130,13 @@ def test_graphrag_3x_picks_the_global_search_model(tmp_path: Path) -> None:
     query_model = "  query_model:\n    model_provider: openai\n    model: gpt-4.1-mini\n    api_key: literal-key\n"
     text = V3_OPENAI.replace("embedding_models:", query_model + "embedding_models:")
     root = project(tmp_path, text + "global_search:\n  completion_model_id: query_model\n")
-    config = resolve_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {}, environ={})
     assert config.model == "gpt-4.1-mini" and config.resolved_api_key() == "literal-key"
 
 
 def test_graphrag_2x_azure_layout(tmp_path: Path) -> None:
     root = project(tmp_path, V2_AZURE)
-    config = resolve_llm_config(root, {}, environ={"GRAPHRAG_API_KEY": "k2"})
+    config = project_llm_config(root, {}, environ={"GRAPHRAG_API_KEY": "k2"})
     assert (config.provider, config.model, config.azure_deployment) == ("azure", "gpt-4o-mini", "mini-deploy")
     assert (config.api_version, config.concurrency, config.timeout) == ("2024-05-01-preview", 25, 180.0)
     assert (config.requests_per_minute, config.tokens_per_minute, config.max_attempts) == (None, 150000, 11)
@@ -147,14 +148,14 @@ def test_graphrag_0x_llm_block_with_compatible_server(tmp_path: Path) -> None:
         tmp_path,
         "llm:\n  type: openai_chat\n  model: llama3\n  api_base: http://localhost:8000/v1\n  api_key: none\n",
     )
-    config = resolve_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {}, environ={})
     assert (config.provider, config.model, config.base_url) == ("openai", "llama3", "http://localhost:8000/v1")
     assert config.structured_output == "auto" and not config.strict_schema_subset  # the ladder, bounds kept
 
 
 def test_litellm_providers_map_to_compatible_endpoints(tmp_path: Path) -> None:
     root = project(tmp_path, "completion_models:\n  m:\n    model_provider: ollama\n    model: qwen2.5\n")
-    config = resolve_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {}, environ={})
     assert config.base_url == "http://localhost:11434/v1"
     make_sdk_client(config)
 
@@ -162,16 +163,16 @@ def test_litellm_providers_map_to_compatible_endpoints(tmp_path: Path) -> None:
 def test_unsupported_provider_needs_a_base_url(tmp_path: Path) -> None:
     root = project(tmp_path, "completion_models:\n  m:\n    model_provider: anthropic\n    model: claude\n")
     with pytest.raises(LLMConfigError, match=r"model_provider 'anthropic'.*base_url"):
-        resolve_llm_config(root, {}, environ={})
-    config = resolve_llm_config(root, {"base_url": "http://127.0.0.1:4000/v1"}, environ={})
+        project_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {"base_url": "http://127.0.0.1:4000/v1"}, environ={})
     assert config.base_url == "http://127.0.0.1:4000/v1"
 
 
 def test_unresolved_variable_is_an_error_unless_overridden(tmp_path: Path) -> None:
     root = project(tmp_path, V3_AZURE)
     with pytest.raises(LLMConfigError, match=r"base_url refers to \$\{AZURE_ENDPOINT\}"):
-        resolve_llm_config(root, {}, environ={})
-    config = resolve_llm_config(root, {"base_url": "https://x.openai.azure.com"}, environ={})
+        project_llm_config(root, {}, environ={})
+    config = project_llm_config(root, {"base_url": "https://x.openai.azure.com"}, environ={})
     assert config.api_key_env == "AZURE_KEY"
 
 
@@ -187,11 +188,11 @@ def test_precedence_flags_env_toml_settings(tmp_path: Path) -> None:
     output_per_million = 2.0
     """
     root = project(tmp_path, V3_OPENAI, toml=toml)
-    assert resolve_llm_config(root, {}, environ={}).model == "from-toml"
-    config = resolve_llm_config(root, {}, environ={"VERITRAIL_MODEL": "from-env", "VERITRAIL_CONCURRENCY": "5"})
+    assert project_llm_config(root, {}, environ={}).model == "from-toml"
+    config = project_llm_config(root, {}, environ={"VERITRAIL_MODEL": "from-env", "VERITRAIL_CONCURRENCY": "5"})
     assert (config.model, config.concurrency) == ("from-env", 5)
     assert config.source_of("model") == "environment (VERITRAIL_*)"
-    config = resolve_llm_config(root, {"model": "from-flag", "concurrency": None}, environ={"VERITRAIL_MODEL": "e"})
+    config = project_llm_config(root, {"model": "from-flag", "concurrency": None}, environ={"VERITRAIL_MODEL": "e"})
     assert (config.model, config.source_of("model")) == ("from-flag", "command line")
     assert config.cache_path == (root / "cache" / "answers.sqlite").resolve()
     assert config.prices["from-toml"].output_per_million == 2.0
@@ -201,15 +202,15 @@ def test_precedence_flags_env_toml_settings(tmp_path: Path) -> None:
 def test_bad_values_name_their_source(tmp_path: Path) -> None:
     root = project(tmp_path, V3_OPENAI)
     with pytest.raises(LLMConfigError, match=r"'concurrency' from environment \(VERITRAIL_\*\)"):
-        resolve_llm_config(root, {}, environ={"VERITRAIL_CONCURRENCY": "many"})
+        project_llm_config(root, {}, environ={"VERITRAIL_CONCURRENCY": "many"})
     (root / "veritrail.toml").write_text("[llm]\nmodle = 'x'\n")
     with pytest.raises(LLMConfigError, match="unknown LLM setting 'modle'"):
-        resolve_llm_config(root, {}, environ={})
+        project_llm_config(root, {}, environ={})
 
 
 def test_no_model_anywhere(tmp_path: Path) -> None:
     with pytest.raises(LLMConfigError, match="no model configured"):
-        resolve_llm_config(tmp_path, {}, environ={})
+        project_llm_config(tmp_path, {}, environ={})
     with pytest.raises(LLMConfigError, match="no model configured"):
         resolve_llm_config(None, {}, environ={})
 
@@ -244,7 +245,7 @@ def test_official_openai_needs_a_key_local_servers_do_not(monkeypatch: pytest.Mo
 
 async def test_azure_settings_reach_the_deployment_path(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     root = project(tmp_path, V3_AZURE, dotenv=f"AZURE_KEY=az-secret\nAZURE_ENDPOINT={fake_openai.azure_endpoint}\n")
-    config = resolve_llm_config(root, {"cache": False}, environ={})
+    config = project_llm_config(root, {"cache": False}, environ={})
     verifier = LLMVerifier.from_config(config)
     assert verifier.client.cache is None
     assert await verifier.decompose("A is red and B is blue") == ["A is red", "B is blue"]
@@ -259,7 +260,7 @@ async def test_azure_settings_reach_the_deployment_path(fake_openai: FakeOpenAI,
 async def test_graphrag_project_settings_drive_an_audit_call(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     settings = V3_OPENAI.replace("model: gpt-4.1\n", f"model: gpt-4.1\n    api_base: {fake_openai.url}\n", 1)
     root = project(tmp_path, settings, dotenv="GRAPHRAG_API_KEY=sk-project\n")
-    verifier = LLMVerifier.from_config(resolve_llm_config(root, {}, environ={}))
+    verifier = LLMVerifier.from_config(project_llm_config(root, {}, environ={}))
     assert await verifier.decompose("A is red") == ["A is red"]
     assert fake_openai.requests[0].headers["authorization"] == "Bearer sk-project"
     assert (root / ".veritrail" / "llm_cache.sqlite").is_file()

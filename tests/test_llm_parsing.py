@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from veritrail_graphrag.llm.labels import SentenceLabels
-from veritrail_graphrag.llm.parsing import (
+from veritrail_graphrag.models import Sentence, Verdict
+from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
+from veritrail_graphrag.verifiers.llm.parsing import (
     AnswerParseError,
     extract_json,
     normalize_verdict,
@@ -16,7 +17,6 @@ from veritrail_graphrag.llm.parsing import (
     parse_evidence,
     parse_verdict,
 )
-from veritrail_graphrag.models import Sentence, Verdict
 
 VERDICT_JSON = {
     "interpretation": "one reading",

@@ -8,9 +8,9 @@ from fake_openai import FakeOpenAI
 
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
-from veritrail_graphrag.llm.parsing import parse_decomposition
-from veritrail_graphrag.llm.prompts import decomposition_prompt
 from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
+from veritrail_graphrag.verifiers.llm.parsing import parse_decomposition
+from veritrail_graphrag.verifiers.llm.prompts import decomposition_prompt
 
 pytest_plugins = ["fake_openai"]
 

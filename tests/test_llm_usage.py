@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from veritrail_graphrag.llm.estimate import CallVolume, estimate_cost
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UNATTRIBUTED, ModelPrice, UsageLedger, price_for, usage_scope
+from veritrail_graphrag.verifiers.llm.estimate import CallVolume, estimate_cost
 
 
 def test_price_lookup() -> None:

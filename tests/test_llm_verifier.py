@@ -23,7 +23,7 @@ from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig, Verdict
 from veritrail_graphrag.verifiers.base import Verifier
-from veritrail_graphrag.verifiers.llm import EXTRACTION_USAGE_KEY, LLMVerifier
+from veritrail_graphrag.verifiers.llm.verifier import EXTRACTION_USAGE_KEY, LLMVerifier
 
 pytest_plugins = ["fake_openai"]
 

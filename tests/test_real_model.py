@@ -29,7 +29,7 @@ import veritrail_graphrag.cli as cli
 from veritrail_graphrag.errors import LLMConfigError, LLMError
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.local_server import LocalServer, resolve_model_path, serve_local_model
-from veritrail_graphrag.verifiers.llm import LLMVerifier
+from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
 pytestmark = pytest.mark.real_model
 

@@ -42,9 +42,9 @@ app = typer.Typer(
 
 def _dry_run(target: AuditTarget, options: VerifierOptions, config: TrailConfig, extract: bool) -> None:
     from veritrail_graphrag.dry_run import plan
-    from veritrail_graphrag.llm.config import resolve_llm_config
+    from veritrail_graphrag.project_llm import project_llm_config
 
-    llm = resolve_llm_config(options.root, options.llm_overrides())
+    llm = project_llm_config(options.root, options.llm_overrides())
     estimate = plan(
         target.dag, target.terminals, config, llm.model, extract=extract, samples=options.samples, prices=llm.prices
     )

@@ -96,9 +96,9 @@ class AuditFlags(VerifierFlags):
         options = self.verifier_options(root, self.concurrency)
         concurrency = self.concurrency
         if concurrency is None and self.verifier == "llm":
-            from veritrail_graphrag.llm.config import resolve_llm_config
+            from veritrail_graphrag.project_llm import project_llm_config
 
-            concurrency = resolve_llm_config(root, options.llm_overrides()).concurrency
+            concurrency = project_llm_config(root, options.llm_overrides()).concurrency
         config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency or 16)
         return options, config
 

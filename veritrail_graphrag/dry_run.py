@@ -16,10 +16,10 @@ from pydantic import BaseModel
 
 from veritrail_graphrag.claims import sentence_claims
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.llm.estimate import CallVolume, CostEstimate, estimate_cost
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import ModelPrice
 from veritrail_graphrag.models import TrailConfig
+from veritrail_graphrag.verifiers.llm.estimate import CallVolume, CostEstimate, estimate_cost
 
 _VERDICT_CHARS = 4_000  # roots in full plus summaries: a typical verdict prompt's data
 

@@ -37,7 +37,8 @@ from veritrail_graphrag.cited.spans import Span, make_spans
 from veritrail_graphrag.errors import LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
-from veritrail_graphrag.llm.config import LLMConfig, resolve_llm_config
+from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.project_llm import project_llm_config
 from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -209,7 +210,7 @@ def llm_config(
     """The model settings as everywhere in veritrail (flags > VERITRAIL_* > veritrail.toml >
     GraphRAG settings.yaml), with `verifier_model` as the flag and gpt-4o-mini as the default."""
     flags = {**(overrides or {}), "model": verifier_model}
-    return resolve_llm_config(settings_root, flags, defaults={"model": DEFAULT_MODEL})
+    return project_llm_config(settings_root, flags, defaults={"model": DEFAULT_MODEL})
 
 
 def make_client(config: LLMConfig) -> LLMClient:

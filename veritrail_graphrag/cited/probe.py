@@ -30,9 +30,8 @@ from veritrail_graphrag.cited.belief import (
 from veritrail_graphrag.cited.budget import wilson
 from veritrail_graphrag.errors import LLMError
 from veritrail_graphrag.llm.client import LLMClient
-from veritrail_graphrag.llm.completion import Completion
-from veritrail_graphrag.llm.parsing import AnswerParseError
-from veritrail_graphrag.llm.prompts import Prompt
+from veritrail_graphrag.llm.completion import AnswerParseError, Completion
+from veritrail_graphrag.llm.request import Prompt
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ One prompt asks whether the spans shown entail the claim and wants one word back
 UNSURE, so that the first answer token's log-probabilities are the model's belief. The prior asks
 the same question with the cited spans' text replaced by a placeholder: the span ids stay, so the
 two prompts differ only in the evidence. Spans go to the model in data blocks, like every text
-that did not come from us (`veritrail_graphrag.llm.prompts`).
+that did not come from us (`veritrail_graphrag.llm.request`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from veritrail_graphrag.cited.spans import Span
 from veritrail_graphrag.llm.kinds import CallKind
-from veritrail_graphrag.llm.prompts import DATA_RULE, ChatMessage, DataBlocks, Prompt
+from veritrail_graphrag.llm.request import DATA_RULE, ChatMessage, DataBlocks, Prompt
 
 WITHHELD = "(this span's text is withheld)"
 

@@ -30,14 +30,13 @@ import openai
 
 from veritrail_graphrag.errors import LLMError
 from veritrail_graphrag.llm.cache import CachedAnswer, ResponseCache, cache_key
-from veritrail_graphrag.llm.completion import Completion, TokenLogprobs, read_logprobs
+from veritrail_graphrag.llm.completion import AnswerParseError, Completion, TokenLogprobs, read_logprobs
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.local_server import serve_local_model
-from veritrail_graphrag.llm.parsing import AnswerParseError
-from veritrail_graphrag.llm.prompts import Prompt
 from veritrail_graphrag.llm.providers import make_sdk_client
 from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
+from veritrail_graphrag.llm.request import Prompt
 from veritrail_graphrag.llm.retry import is_transient, rejects_logprobs, retry_after_seconds
 from veritrail_graphrag.llm.structured import Rung, RungMemory, rejects_format, response_format_for
 from veritrail_graphrag.llm.usage import RetryReason, UsageLedger, estimate_tokens

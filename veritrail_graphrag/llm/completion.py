@@ -1,4 +1,5 @@
-"""What one answered request returns: the text and, when asked for and given, its log-probabilities.
+"""What one answered request returns: the text and, when asked for and given, its log-probabilities;
+and the error a caller's parser raises when it cannot read an answer (the client then asks again).
 
 Log-probabilities are kept per answer token with the top-k alternatives at that position, as the
 OpenAI chat API sends them (`choices[0].logprobs.content`). Endpoints that do not support them
@@ -20,6 +21,10 @@ class TokenLogprobs(BaseModel):
     token: str
     logprob: float
     top: list[tuple[str, float]] = Field(default_factory=list)
+
+
+class AnswerParseError(ValueError):
+    """The answer's decision could not be read; the message says what was missing."""
 
 
 class Completion(BaseModel):

@@ -1,10 +1,10 @@
 """Which model to call and how: one `LLMConfig`, resolved from layered sources.
 
 Precedence, highest first: explicit overrides (CLI flags) > `VERITRAIL_*` environment variables
-> `[llm]` in `veritrail.toml` > the GraphRAG project's own `settings.yaml` > defaults. So
-`veritrail audit ROOT` uses the model the index was built with, and any single setting can be
-changed without copying the rest. Every value remembers where it came from, so an error can say
-which file or variable to fix.
+> `[llm]` in `veritrail.toml` > the project's own settings (GraphRAG's `settings.yaml`, read by its
+adapter and handed over as `EndpointSettings`) > defaults. So `veritrail audit ROOT` uses the
+model the index was built with, and any single setting can be changed without copying the rest.
+Every value remembers where it came from, so an error can say which file or variable to fix.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from veritrail_graphrag.endpoint_settings import EndpointSettings, Unresolved
 from veritrail_graphrag.errors import LLMConfigError
 from veritrail_graphrag.llm.local_server import local_alias, resolve_model_path
 from veritrail_graphrag.llm.retry import RetryPolicy
-from veritrail_graphrag.llm.settings_yaml import Unresolved, read_graphrag_settings
 from veritrail_graphrag.llm.usage import ModelPrice
 
 ENV_PREFIX = "VERITRAIL_"
@@ -185,21 +185,22 @@ def resolve_llm_config(
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     defaults: Mapping[str, Any] | None = None,
+    project: EndpointSettings | None = None,
 ) -> LLMConfig:
-    """Merge defaults < GraphRAG settings.yaml < veritrail.toml < VERITRAIL_* env < overrides.
+    """Merge defaults < the project's settings < veritrail.toml < VERITRAIL_* env < overrides.
 
-    `root` is the GraphRAG project folder (it holds settings.yaml, .env and maybe veritrail.toml);
-    `overrides` are CLI flags by field name, where None means "not given"; `defaults` are the
-    caller's own fallbacks (e.g. a default model), used only when no source sets them.
+    `root` is the project folder (it may hold veritrail.toml, and the cache goes under it);
+    `project` is what the project's own files say about the model (GraphRAG's settings.yaml, read
+    by its adapter); `overrides` are CLI flags by field name, where None means "not given";
+    `defaults` are the caller's own fallbacks (e.g. a default model), used only when no source
+    sets them.
     """
     environ = os.environ if environ is None else environ
     layers: list[tuple[str, dict[str, Any]]] = [("default", dict(defaults))] if defaults else []
     unsupported_provider: str | None = None
-    if root is not None:
-        graphrag = read_graphrag_settings(Path(root), environ)
-        if graphrag is not None:
-            layers.append((f"{graphrag.path} ({graphrag.model_id})", graphrag.values))
-            unsupported_provider = graphrag.unsupported_provider
+    if project is not None:
+        layers.append((project.source, project.values))
+        unsupported_provider = project.unsupported_provider
     toml_path = _find_toml(Path(root) if root else None)
     if toml_path is not None:
         layers.append((str(toml_path), _toml_layer(toml_path)))

@@ -34,7 +34,7 @@ def verifier_settings(verifier: Verifier) -> dict[str, Any]:
     """What decides a verifier's answers (for resume checkpoints and reports); never secrets,
     never throughput settings such as concurrency."""
     from veritrail_graphrag.verifiers.lexical import LexicalVerifier
-    from veritrail_graphrag.verifiers.llm import LLMVerifier
+    from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
     if isinstance(verifier, LexicalVerifier):
         return {"lexical": verifier.config.model_dump(mode="json")}
@@ -50,7 +50,7 @@ def settings_after_run(verifier: Verifier) -> dict[str, Any]:
     """`verifier_settings` plus what the run found out, for the report: the answer format an LLM
     endpoint accepted (kept out of the resume key, which must be known before the first call)."""
     settings = verifier_settings(verifier)
-    from veritrail_graphrag.verifiers.llm import LLMVerifier
+    from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
     if isinstance(verifier, LLMVerifier):
         settings["llm"]["answer_format"] = verifier.client.rung.value
@@ -64,9 +64,9 @@ def make_verifier(name: str, options: VerifierOptions | None = None) -> Verifier
 
         return LexicalVerifier()
     if name == "llm":
-        from veritrail_graphrag.llm.config import resolve_llm_config
-        from veritrail_graphrag.verifiers.llm import LLMVerifier
+        from veritrail_graphrag.project_llm import project_llm_config
+        from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
-        config = resolve_llm_config(options.root, options.llm_overrides())
+        config = project_llm_config(options.root, options.llm_overrides())
         return LLMVerifier.from_config(config, samples=options.samples, min_agreement=options.min_agreement)
     raise ValueError(f"unknown verifier {name!r}; choose one of: {', '.join(VERIFIERS)}")

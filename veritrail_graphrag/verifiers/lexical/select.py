@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import bm25s
 
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence
-from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical_text import TextTerms, analyze, fuzzy_equal
+from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical.text import TextTerms, analyze, fuzzy_equal
 
 PRONOUNS = frozenset("he she it they this these that those his her its their him them such we our".split())
 """Opening words that point back to the previous sentence, whose text the verdict then needs."""

@@ -7,10 +7,10 @@ leave the machine) and so that a run can be triaged before paying for an LLM jud
 from __future__ import annotations
 
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
-from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical_decompose import decompose_claim
-from veritrail_graphrag.verifiers.lexical_judge import judge_claim
-from veritrail_graphrag.verifiers.lexical_select import select_sentences
+from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
+from veritrail_graphrag.verifiers.lexical.judge import judge_claim
+from veritrail_graphrag.verifiers.lexical.select import select_sentences
 
 __all__ = ["LexicalConfig", "LexicalVerifier"]
 

@@ -1,5 +1,8 @@
 """Reading the chat model out of a GraphRAG project's `settings.yaml`, so audits need no flags.
 
+The result is a neutral `EndpointSettings` (in `LLMConfig`'s field names) that the LLM config
+layers under veritrail's own settings.
+
 Three layouts exist in the wild:
 - graphrag 3.x: `completion_models: {id: {model_provider, model, api_base, api_key, api_version,
   auth_method, azure_deployment_name, retry: {...}, rate_limit: {...}}}`, `concurrent_requests`
@@ -23,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict
 
 from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
+from veritrail_graphrag.endpoint_settings import EndpointSettings, Unresolved
 from veritrail_graphrag.errors import LLMConfigError
 
 _PURE_REFERENCE = re.compile(r"^\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?$")
@@ -39,22 +42,6 @@ _COMPATIBLE = {
     "lm_studio": "http://localhost:1234/v1",
     "openai_compatible": None,
 }
-
-
-class Unresolved(BaseModel):
-    """A `${VAR}` whose variable is set nowhere; an error only if nothing overrides the setting."""
-
-    model_config = ConfigDict(frozen=True)
-
-    variable: str
-    file: Path
-
-
-class GraphRAGSettings(BaseModel):
-    path: Path
-    model_id: str
-    values: dict[str, Any]
-    unsupported_provider: str | None = None
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -134,7 +121,7 @@ def _api_key(raw_entry: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str
     return {"api_key": value}
 
 
-def _v3(data: Mapping[str, Any], env: Mapping[str, str], path: Path) -> GraphRAGSettings:
+def _v3(data: Mapping[str, Any], env: Mapping[str, str], path: Path) -> EndpointSettings:
     models = data["completion_models"] or {}
     query = data.get("global_search") or {}
     model_id = _pick(models, [query.get("completion_model_id"), "default_completion_model"], path, "completion_models")
@@ -160,12 +147,12 @@ def _v3(data: Mapping[str, Any], env: Mapping[str, str], path: Path) -> GraphRAG
     concurrency = _positive(entry.get("concurrent_requests")) or _positive(data.get("concurrent_requests"))
     if concurrency:
         values["concurrency"] = concurrency
-    return GraphRAGSettings(
-        path=path, model_id=f"completion_models.{model_id}", values=values, unsupported_provider=unsupported
+    return EndpointSettings(
+        source=f"{path} (completion_models.{model_id})", values=values, unsupported_provider=unsupported
     )
 
 
-def _v1(entry_raw: Mapping[str, Any], model_id: str, env: Mapping[str, str], path: Path) -> GraphRAGSettings:
+def _v1(entry_raw: Mapping[str, Any], model_id: str, env: Mapping[str, str], path: Path) -> EndpointSettings:
     entry = _substitute(entry_raw, env, path)
     kind = str(entry.get("type", "openai_chat")).lower()
     if kind.startswith("azure"):
@@ -191,10 +178,10 @@ def _v1(entry_raw: Mapping[str, Any], model_id: str, env: Mapping[str, str], pat
             values[ours] = number
     if _positive(entry.get("max_retries")):
         values["max_attempts"] = int(entry["max_retries"]) + 1
-    return GraphRAGSettings(path=path, model_id=model_id, values=values, unsupported_provider=unsupported)
+    return EndpointSettings(source=f"{path} ({model_id})", values=values, unsupported_provider=unsupported)
 
 
-def read_graphrag_settings(root: Path, environ: Mapping[str, str]) -> GraphRAGSettings | None:
+def read_graphrag_settings(root: Path, environ: Mapping[str, str]) -> EndpointSettings | None:
     """The query model's settings from ROOT/settings.yaml, or None when the project has none."""
     path = next((root / name for name in SETTINGS_FILES if (root / name).is_file()), None)
     if path is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from veritrail_graphrag.verifiers.lexical_text import stem
+from veritrail_graphrag.verifiers.lexical.text import stem
 
 _PAIRS = """
 easy:difficult easy:hard simple:complex simple:complicated strong:weak strength:weakness high:low

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veritrail_graphrag.models import Verdict, VerdictResult
-from veritrail_graphrag.verifiers.lexical_antonyms import opposites
-from veritrail_graphrag.verifiers.lexical_config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical_text import Term, TextTerms, analyze, fuzzy_equal
+from veritrail_graphrag.verifiers.lexical.antonyms import opposites
+from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, fuzzy_equal
 
 _ROLE_WINDOW = 3
 """How many terms on each side of a number describe its role ("revenue ... 2019", "5 employees")."""

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pydantic import BaseModel, Field
 
 from veritrail_graphrag.llm.kinds import CallKind
-from veritrail_graphrag.llm.prompts import SYSTEM_PROMPTS
 from veritrail_graphrag.llm.usage import ModelPrice, estimate_tokens, price_for
+from veritrail_graphrag.verifiers.llm.prompts import SYSTEM_PROMPTS
 
 # Typical answer lengths (tokens) for our prompts: their reasoning fields dominate.
 EXPECTED_OUTPUT_TOKENS: dict[CallKind, int] = {

@@ -15,14 +15,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from veritrail_graphrag.llm.completion import AnswerParseError
 from veritrail_graphrag.llm.kinds import CallKind
-from veritrail_graphrag.llm.schemas import (
+from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.verifiers.llm.schemas import (
     ClaimExtractionAnswer,
     DecompositionAnswer,
     EvidenceAnswer,
     VerdictAnswer,
 )
-from veritrail_graphrag.models import Verdict
 
 _A = TypeVar("_A", bound=BaseModel)
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
@@ -36,10 +37,6 @@ _FIELD_LINE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _VERDICTS = {v.value.lower(): v for v in Verdict}
-
-
-class AnswerParseError(ValueError):
-    """The answer's decision could not be read; the message says what was missing."""
 
 
 def _json_literals_to_python(text: str) -> str:

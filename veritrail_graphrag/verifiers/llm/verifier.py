@@ -18,21 +18,7 @@ from veritrail_graphrag.errors import LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
-from veritrail_graphrag.llm.labels import SentenceLabels
-from veritrail_graphrag.llm.parsing import (
-    parse_claim_extraction,
-    parse_decomposition,
-    parse_evidence,
-    parse_verdict,
-)
-from veritrail_graphrag.llm.prompts import (
-    Prompt,
-    claim_extraction_prompt,
-    decomposition_prompt,
-    evidence_prompt,
-    verdict_prompt,
-)
-from veritrail_graphrag.llm.schemas import EvidenceAnswer, VerdictAnswer
+from veritrail_graphrag.llm.request import Prompt
 from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key
 from veritrail_graphrag.models import (
     Claim,
@@ -45,6 +31,20 @@ from veritrail_graphrag.models import (
     VerdictResult,
 )
 from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
+from veritrail_graphrag.verifiers.llm.parsing import (
+    parse_claim_extraction,
+    parse_decomposition,
+    parse_evidence,
+    parse_verdict,
+)
+from veritrail_graphrag.verifiers.llm.prompts import (
+    claim_extraction_prompt,
+    decomposition_prompt,
+    evidence_prompt,
+    verdict_prompt,
+)
+from veritrail_graphrag.verifiers.llm.schemas import EvidenceAnswer, VerdictAnswer
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
 _A = TypeVar("_A")
