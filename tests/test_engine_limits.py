@@ -8,7 +8,7 @@ import pytest
 from scripted import ScriptedVerifier
 
 from veritrail_graphrag import DAG, Claim, ClaimsError, TrailConfig, Verdict, VerifierError, VeriTrail
-from veritrail_graphrag.batching import pack_nodes
+from veritrail_graphrag.batching import pack_nodes, shorten
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.verifiers import EvidenceSelection, VerdictResult
 
@@ -289,3 +289,19 @@ def test_duplicate_claim_ids_are_refused_before_any_call() -> None:
     with pytest.raises(ClaimsError, match=r"duplicate claim ids: 'a', 'b'$"):
         asyncio.run(VeriTrail(verifier).averify_many(star(1, 1), claims))
     assert verifier.decompose_calls == [] and verifier.selection_calls == []
+
+
+def test_pack_respects_a_character_limit_and_keeps_nodes_whole_when_they_fit() -> None:
+    nodes = [sentences("a", 3), sentences("b", 2), sentences("longer-node", 4)]
+    batches = pack_nodes(nodes, limit=40, max_chars=20)
+    assert all(sum(len(s.text) for s in b) <= 20 for b in batches)
+    assert sum(any(s.node_id == "a" for s in b) for b in batches) == 1  # "a 0a 1a 2" fits whole
+    assert [s.id for b in batches for s in b] == [s.id for n in nodes for s in n]
+
+
+def test_shorten_cuts_only_sentences_longer_than_a_prompt() -> None:
+    long = Sentence(id="x#0", node_id="x", index=0, text="word " * 100)
+    (kept,), cut = shorten([[long, *sentences("x", 1)]], max_chars=30)
+    assert cut == {"x#0"} and kept[0].text.endswith(" [...]") and len(kept[0].text) == 30
+    assert kept[1].text == "x 0"
+    assert shorten([[long]], None) == ([[long]], set())

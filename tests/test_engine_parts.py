@@ -94,3 +94,30 @@ def test_reselected_evidence_replaces_only_the_non_root_part() -> None:
     assert merged.summaries["s1"] == ["short"]
     assert [s.id for s in merged.context] == ["r2#0", "s1#0"]
     assert [[s.node_id for s in group] for group in first.non_roots(graph.is_root)] == [["s1", "s1"], ["s2"]]
+
+
+def test_a_root_longer_than_its_share_of_the_prompt_limit_is_shown_by_its_selected_sentences() -> None:
+    text = " ".join(f"Sentence number {i} of the long root." for i in range(40))
+    graph = DAG.from_records(
+        [{"id": "r", "stage": 1, "text": text}, {"id": "t", "stage": 2, "text": "Final."}], [("r", "t")]
+    )
+    evidence = Evidence()
+    evidence.add(graph.sentences("r")[20], "")
+    limited = VerdictInput(graph, TrailConfig(max_prompt_chars=400))
+    (excerpt,) = limited.excerpts(evidence)
+    assert excerpt.abridged and len(excerpt.text) <= 400
+    assert excerpt.text == (
+        "[...] Sentence number 19 of the long root. Sentence number 20 of the long root. "
+        "Sentence number 21 of the long root. [...]"
+    )
+    assert limited.size(excerpt) == 3
+    (full,) = VerdictInput(graph, TrailConfig()).excerpts(evidence)
+    assert full.text == text and not full.abridged
+
+
+def test_the_one_excerpt_always_shown_is_cut_at_the_prompt_limit() -> None:
+    graph = dag()
+    verdict_input = VerdictInput(graph, TrailConfig(max_prompt_chars=12))
+    shown, omitted = verdict_input.largest_fitting(verdict_input.excerpts(evidence_of(graph, {"s1": "x" * 50})))
+    assert [(e.text, e.abridged) for e in shown] == [("x" * 6 + " [...]", True)]
+    assert omitted == []

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from veritrail_graphrag import DAG, Claim, ClaimResult, StopReason, TrailConfig, Verdict, VeriTrail
 from veritrail_graphrag.models import Sentence
-from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.verdict_input import VerdictInput
 from veritrail_graphrag.verifiers import EvidenceSelection, Excerpt, VerdictResult
 
 VERDICTS = list(Verdict)
@@ -150,11 +150,13 @@ class NarrowingVerifier(RandomVerifier):
     def __init__(self, seed: int) -> None:
         super().__init__(seed)
         self.times_shown: Counter[str] = Counter()
+        self.largest_prompt = 0
 
     async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
         self.reads.extend((claim.id, s.node_id) for s in sentences)
         self.shown.update(s.id for s in sentences)
         self.times_shown.update(s.id for s in sentences)
+        self.largest_prompt = max(self.largest_prompt, sum(len(s.text) for s in sentences))
         draw = {s.id: _h(self.seed, claim.id, s.id, self.times_shown[s.id]) % 5 for s in sentences}
         chosen = [s for s in sentences if draw[s.id] < 3]
         context = [s.id for s in sentences if draw[s.id] == 3]
@@ -167,7 +169,7 @@ def _fits(excerpts: list[Excerpt], dag: DAG, config: TrailConfig) -> bool:
     """Each kind within its budget, or a single excerpt of that kind (the one always shown)."""
     for is_root, budget in ((True, config.max_verdict_root_sentences), (False, config.max_verdict_sentences)):
         kind = [e for e in excerpts if e.is_root is is_root]
-        size = sum(len(dag.sentences(e.node_id)) if is_root else len(split_sentences(e.text)) for e in kind)
+        size = sum(map(VerdictInput(dag, config).size, kind))
         if size > budget and len(kind) > 1:
             return False
     return True
@@ -184,6 +186,7 @@ def _fits(excerpts: list[Excerpt], dag: DAG, config: TrailConfig) -> bool:
         max_verdict_sentences=st.integers(min_value=1, max_value=3),
         max_verdict_root_sentences=st.integers(min_value=1, max_value=4),
         max_reselections=st.integers(min_value=0, max_value=2),
+        max_prompt_chars=st.one_of(st.none(), st.integers(min_value=10, max_value=60)),
     ),
 )
 def test_tiny_budgets_keep_the_trail_whole(case: tuple[DAG, str], seed: int, config: TrailConfig) -> None:
@@ -191,6 +194,7 @@ def test_tiny_budgets_keep_the_trail_whole(case: tuple[DAG, str], seed: int, con
     verifier = NarrowingVerifier(seed)
     result = VeriTrail(verifier, config).verify(dag, Claim(id="c", text="a claim"), terminal)
     iterations = result.iterations
+    assert verifier.largest_prompt <= (config.max_prompt_chars or verifier.largest_prompt)
     checked_by = [set().union(*(it.checked for it in iterations[: i + 1])) for i in range(len(iterations) + 1)]
     checked_by[-1] = checked_by[-2]
 
@@ -212,6 +216,9 @@ def test_tiny_budgets_keep_the_trail_whole(case: tuple[DAG, str], seed: int, con
         assert {e.node_id for e in it.evidence} == set(it.nodes_with_evidence)
         assert sorted(shown + it.omitted_from_verdict) == sorted(it.nodes_with_evidence)
         assert _fits(it.excerpts, dag, config)
+        if config.max_prompt_chars is not None:
+            assert sum(len(e.text) for e in it.excerpts) <= config.max_prompt_chars
+            event(f"abridged: {any(e.abridged for e in it.excerpts)}, cut: {any(b.cut for b in it.batches)}")
         assert {s.id for s in it.context} <= verifier.shown
         if it.evidence:
             event(

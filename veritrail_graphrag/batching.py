@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Sequence
 
 from veritrail_graphrag.models import Sentence
@@ -18,8 +19,11 @@ def _boundary_after(sentences: Sequence[Sentence], limit: int) -> bool:
     return int.from_bytes(digest, "big") % (2 * limit) < len(sentences)
 
 
-def pack_nodes(nodes: Sequence[Sequence[Sentence]], limit: int) -> list[list[Sentence]]:
-    """Pack nodes into prompts of at most `limit` sentences, keeping each node whole when it fits.
+def pack_nodes(
+    nodes: Sequence[Sequence[Sentence]], limit: int, max_chars: int | None = None
+) -> list[list[Sentence]]:
+    """Pack nodes into prompts of at most `limit` sentences and `max_chars` characters of sentence
+    text, keeping each node whole when it fits (shorten overlong sentences first: `shorten`).
 
     A node is only split when it alone is longer than `limit`; keeping nodes whole lets the model
     read each sentence in its own context. Nodes that fit in one prompt together go in one prompt.
@@ -28,25 +32,63 @@ def pack_nodes(nodes: Sequence[Sequence[Sentence]], limit: int) -> list[list[Sen
     boundary, not on every node before it: when an unrelated node changes between two index
     versions, the other prompts stay the same and their answers come from the cache.
     """
-    if sum(map(len, nodes)) <= limit:
+    cap = max_chars if max_chars is not None else sys.maxsize
+
+    def chars(sentences: Sequence[Sentence]) -> int:
+        return sum(len(s.text) for s in sentences)
+
+    if sum(map(len, nodes)) <= limit and sum(map(chars, nodes)) <= cap:
         return [[s for sentences in nodes for s in sentences]] if any(nodes) else []
     batches: list[list[Sentence]] = []
     current: list[Sentence] = []
+    used = 0
     for sentences in nodes:
-        if len(current) + len(sentences) > limit and current and len(sentences) <= limit:
+        fits_alone = len(sentences) <= limit and chars(sentences) <= cap
+        if current and fits_alone and (len(current) + len(sentences) > limit or used + chars(sentences) > cap):
             batches.append(current)
-            current = []
+            current, used = [], 0
         for sentence in sentences:
-            if len(current) == limit:
+            if current and (len(current) == limit or used + len(sentence.text) > cap):
                 batches.append(current)
-                current = []
+                current, used = [], 0
             current.append(sentence)
+            used += len(sentence.text)
         if current and sentences and _boundary_after(sentences, limit):
             batches.append(current)
-            current = []
+            current, used = [], 0
     if current:
         batches.append(current)
     return batches
+
+
+def shorten(nodes: Sequence[Sequence[Sentence]], max_chars: int | None) -> tuple[list[list[Sentence]], set[str]]:
+    """(the nodes with every sentence cut to `max_chars`, the ids of the sentences cut).
+
+    A sentence longer than a whole prompt can carry (a corrupt or hostile text, or a table with no
+    full stop) is shown by its beginning, marked; the rest of its node is unaffected."""
+    if max_chars is None:
+        return [list(sentences) for sentences in nodes], set()
+    cut: set[str] = set()
+    shortened: list[list[Sentence]] = []
+    for sentences in nodes:
+        kept: list[Sentence] = []
+        for sentence in sentences:
+            if len(sentence.text) > max_chars:
+                cut.add(sentence.id)
+                sentence = sentence.model_copy(update={"text": cut_text(sentence.text, max_chars)})
+            kept.append(sentence)
+        shortened.append(kept)
+    return shortened, cut
+
+
+CUT_MARK = " [...]"
+
+
+def cut_text(text: str, max_chars: int) -> str:
+    """`text` in at most `max_chars` characters, marked as cut when it was."""
+    if len(text) <= max_chars:
+        return text
+    return text[: max(0, max_chars - len(CUT_MARK))] + CUT_MARK
 
 
 def ranges(batch: Sequence[Sentence]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from veritrail_graphrag.batching import pack_nodes, ranges
+from veritrail_graphrag.batching import pack_nodes, ranges, shorten
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.decomposition import DecompositionQueue
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, VerifierError
@@ -267,7 +267,8 @@ class _Trail:
     async def _select(self, nodes: list[list[Sentence]], reselection: bool) -> tuple[Evidence, list[BatchRecord]]:
         """Evidence Selection over the nodes' sentences, one prompt per batch, run concurrently;
         ids the verifier invents are discarded."""
-        batches = pack_nodes(nodes, self.config.max_sentences_per_prompt)
+        nodes, cut = shorten(nodes, self.config.max_prompt_chars)
+        batches = pack_nodes(nodes, self.config.max_sentences_per_prompt, self.config.max_prompt_chars)
         answers = await _all(
             self._call(
                 "evidence reselection" if reselection else "evidence selection",
@@ -297,6 +298,7 @@ class _Trail:
                     discarded=discarded,
                     summary=summary,
                     reselection=reselection,
+                    cut=[s.id for s in batch if s.id in cut],
                 )
             )
         return evidence, records

@@ -67,6 +67,11 @@ class Excerpt(BaseModel):
     text: str
     is_root: bool
     covers: list[str] = Field(default_factory=list)
+    abridged: bool = Field(
+        default=False,
+        description="shown in part to fit the prompt limit: a root by its selected sentences and their "
+        "neighbours, any excerpt cut at the limit",
+    )
 
     @property
     def nodes(self) -> list[str]:
@@ -100,6 +105,12 @@ class TrailConfig(BaseModel):
     max_verdict_sentences: int = Field(default=200, ge=1, description="non-root evidence (summaries) per verdict")
     max_verdict_root_sentences: int = Field(
         default=2_000, ge=1, description="roots given in full per verdict: stands for the model's context window"
+    )
+    max_prompt_chars: int | None = Field(
+        default=None,
+        ge=10,
+        description="characters of node text one prompt may carry; set from the verifier's prompt limit "
+        "(`max_input_tokens`), none for a verifier without one",
     )
     max_reselections: int = Field(default=3, ge=0)
     max_decompositions: int = Field(default=20, ge=0)

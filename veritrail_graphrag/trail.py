@@ -28,6 +28,7 @@ class BatchRecord(BaseModel):
     discarded: list[str] = Field(default_factory=list, description="ids returned but never assigned")
     summary: str = ""
     reselection: bool = False
+    cut: list[str] = Field(default_factory=list, description="sentences shown cut at the prompt limit")
 
 
 class Iteration(BaseModel):
