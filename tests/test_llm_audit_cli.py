@@ -136,3 +136,23 @@ def test_a_sentence_whose_claims_cannot_be_extracted_fails_alone(project: Path, 
     assert failure["claim"]["id"].startswith("sentence-") and "orphanage" in failure["claim"]["text"]
     assert "claim extraction failed" in failure["error"]
     assert report["results"] and all("orphanage" not in r["claim"]["text"] for r in report["results"])
+
+
+def test_every_prompt_stays_under_max_input_tokens(
+    project: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small window (an 8K GGUF less its answer room, here smaller still): Evidence Selection
+    packs to it and roots are shown in part, so no prompt is over the limit and none fails."""
+    unlimited = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
+    assert unlimited.exit_code == 0, unlimited.output
+    largest = max(sum(len(m["content"]) for m in r.body["messages"]) for r in fake_openai.requests)
+    fake_openai.reset()
+
+    monkeypatch.setenv("VERITRAIL_MAX_INPUT_TOKENS", "1500")
+    limited = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
+    assert limited.exit_code == 0, limited.output
+    sizes = [sum(len(m["content"]) for m in r.body["messages"]) for r in fake_openai.requests]
+    assert largest > 4 * 1500 >= max(sizes)  # the limit mattered, and held (4 characters a token)
+    report = _report(project)
+    assert report["verifier_settings"]["llm"]["input_limit"] == 1500
+    assert all(r["verdict"] for r in report["results"])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fake_openai import Cut, FakeOpenAI, Fault
 
-from veritrail_graphrag.errors import LLMError
+from veritrail_graphrag.errors import LLMError, PromptTooLongError
 from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache, cache_key
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
@@ -304,3 +304,12 @@ def test_client_survives_a_new_event_loop(fake_openai: FakeOpenAI) -> None:
     assert asyncio.run(llm.complete(PROMPT, parse_decomposition)) == EXPECTED
     assert asyncio.run(llm.complete(decomposition_prompt("A is B"), parse_decomposition)) == ["A is B"]
     assert [v.task for v in fake_openai.views()] == ["sub-claim decomposition"] * 2
+
+
+async def test_a_prompt_over_the_input_limit_is_refused_unsent(fake_openai: FakeOpenAI) -> None:
+    llm = client(fake_openai, max_input_tokens=1000)
+    with pytest.raises(PromptTooLongError, match=r"over the limit of 1,000 .*max_input_tokens"):
+        await llm.complete(decomposition_prompt("word " * 2000), parse_decomposition)
+    assert fake_openai.count == 0
+    assert await llm.complete(PROMPT, parse_decomposition) == EXPECTED
+    await llm.aclose()

@@ -265,3 +265,11 @@ async def test_graphrag_project_settings_drive_an_audit_call(fake_openai: FakeOp
     assert fake_openai.requests[0].headers["authorization"] == "Bearer sk-project"
     assert (root / ".veritrail" / "llm_cache.sqlite").is_file()
     await verifier.aclose()
+
+
+def test_the_prompt_limit_comes_from_the_setting_a_local_window_or_the_default() -> None:
+    from veritrail_graphrag.llm.config import DEFAULT_MAX_INPUT_TOKENS, LONGEST_ANSWER_TOKENS, LLMConfig
+
+    assert LLMConfig(model="m").input_limit == DEFAULT_MAX_INPUT_TOKENS
+    assert LLMConfig(model="m", local_model="x.gguf", local_context=8192).input_limit == 8192 - LONGEST_ANSWER_TOKENS
+    assert LLMConfig(model="m", local_model="x.gguf", max_input_tokens=3000).input_limit == 3000

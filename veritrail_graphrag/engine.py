@@ -25,7 +25,7 @@ from veritrail_graphrag.localization import error_stages
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
 from veritrail_graphrag.trail import BatchRecord, ClaimResult, Iteration, StopReason
 from veritrail_graphrag.verdict_input import VerdictInput
-from veritrail_graphrag.verifiers.base import Verifier
+from veritrail_graphrag.verifiers.base import PromptLimited, Verifier
 
 _M = TypeVar("_M", bound=BaseModel)
 _T = TypeVar("_T")
@@ -57,7 +57,10 @@ class VeriTrail:
 
     def __init__(self, verifier: Verifier, config: TrailConfig | None = None) -> None:
         self.verifier = verifier
-        self.config = config or TrailConfig()
+        config = config or TrailConfig()
+        if config.max_prompt_chars is None and isinstance(verifier, PromptLimited):
+            config = config.model_copy(update={"max_prompt_chars": verifier.max_prompt_chars})
+        self.config = config
 
     def verify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
         """Synchronous convenience around `averify` (not usable inside a running event loop)."""

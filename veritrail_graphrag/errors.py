@@ -102,3 +102,8 @@ class LLMError(VeriTrailError):
 
 class LLMConfigError(LLMError):
     """The model settings are incomplete or contradictory; names the setting and where it came from."""
+
+
+class PromptTooLongError(LLMError):
+    """A prompt would exceed the model's input limit: not sent (it could only fail or be cut by the
+    server); names the sizes and the setting."""

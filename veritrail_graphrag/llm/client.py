@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import openai
 
-from veritrail_graphrag.errors import LLMError
+from veritrail_graphrag.errors import LLMError, PromptTooLongError
 from veritrail_graphrag.llm.cache import CachedAnswer, ResponseCache, cache_key
 from veritrail_graphrag.llm.completion import AnswerParseError, Completion, TokenLogprobs, read_logprobs
 from veritrail_graphrag.llm.config import LLMConfig
@@ -234,6 +234,7 @@ class LLMClient:
                 self.ledger.record(kind, self.config.model, usage_key=usage_key, subject=subject, cached=True)
                 return result
 
+        self._check_length(prompt, what)
         original = [m.model_dump() for m in prompt.messages]
         limit = max_tokens or self.config.max_output_tokens or prompt.max_tokens
         messages, request, retry = original, _Request(prompt, logprobs, limit, temperature, self.config.seed), None
@@ -285,6 +286,18 @@ class LLMClient:
             call_kind=kind.value,
             claim_id=claim_id,
         )
+
+    def _check_length(self, prompt: Prompt, what: str) -> None:
+        """Refuse a prompt over the input limit before paying for it: the server would reject it or
+        silently drop its beginning. The engine packs prompts to fit, so this catches what cannot
+        be packed (a huge claim or answer sentence)."""
+        tokens = estimate_tokens(sum(len(m.content) for m in prompt.messages))
+        if tokens > self.config.input_limit:
+            raise PromptTooLongError(
+                f"{what}: the prompt is about {tokens:,} tokens, over the limit of {self.config.input_limit:,} "
+                "(max_input_tokens under [llm] in veritrail.toml, or VERITRAIL_MAX_INPUT_TOKENS); not sent",
+                call_kind=prompt.kind.value,
+            )
 
     @staticmethod
     def _repair(prompt: Prompt, problem: str) -> dict[str, str]:

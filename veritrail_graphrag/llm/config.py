@@ -28,6 +28,13 @@ TOML_NAME = "veritrail.toml"
 _OFFICIAL_HOSTS = ("api.openai.com",)
 _TRUE = frozenset({"true", "on", "yes", "1"})
 _FALSE = frozenset({"false", "off", "no", "0"})
+# Prompts stay under this many tokens unless a setting or a local model's window says otherwise:
+# every current hosted chat model (OpenAI, Azure, Anthropic via a proxy, Llama 3.1+, Qwen 2.5+)
+# reads at least 32K tokens; smaller windows (Ollama's default, an 8K GGUF) need the setting.
+DEFAULT_MAX_INPUT_TOKENS = 32_000
+# Room held back for the answer in a local server's window, which holds prompt and answer: the
+# longest answer our bounded schemas allow is Evidence Selection's over 40 sentences (2,472 tokens).
+LONGEST_ANSWER_TOKENS = 2_500
 StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "text"]
 
 
@@ -57,6 +64,12 @@ class LLMConfig(BaseModel):
         default=None, description="a GGUF file served by llama-cpp-python for this run, or 'smollm2' (extra 'local')"
     )
     local_context: int = Field(default=8192, ge=512, description="n_ctx of the local model server")
+    max_input_tokens: int | None = Field(
+        default=None,
+        ge=256,
+        description="tokens one prompt may hold; default: a local model's n_ctx less the longest answer, "
+        f"else {DEFAULT_MAX_INPUT_TOKENS:,}",
+    )
     temperature: float = Field(default=0.0, ge=0, le=2)
     sample_temperature: float = Field(default=0.2, ge=0, le=2, description="used when samples > 1")
     seed: int | None = None
@@ -83,6 +96,16 @@ class LLMConfig(BaseModel):
         if value is False or (isinstance(value, str) and value.strip().lower() in _FALSE):
             return "text"
         return value
+
+    @property
+    def input_limit(self) -> int:
+        """The prompt limit in tokens: what the setting says, else what the local server was started
+        with (its window holds the answer too), else a default that today's hosted models hold."""
+        if self.max_input_tokens is not None:
+            return self.max_input_tokens
+        if self.local_model is not None:
+            return self.local_context - LONGEST_ANSWER_TOKENS
+        return DEFAULT_MAX_INPUT_TOKENS
 
     @property
     def uses_structured_output(self) -> bool:

@@ -25,3 +25,13 @@ class Verifier(Protocol):
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
         """Decide whether the excerpts justify the entire claim."""
         ...
+
+
+@runtime_checkable
+class PromptLimited(Protocol):
+    """A verifier whose prompts have a size limit (a model's context window). The engine packs
+    Evidence Selection prompts and fits the verdict input to `max_prompt_chars` characters of node
+    text, unless its own config sets a limit."""
+
+    @property
+    def max_prompt_chars(self) -> int: ...

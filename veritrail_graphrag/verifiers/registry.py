@@ -42,7 +42,14 @@ def verifier_settings(verifier: Verifier) -> dict[str, Any]:
         fields = ("provider", "base_url", "model", "api_version", "azure_deployment", "temperature",
                   "sample_temperature", "seed", "max_output_tokens", "structured_output", "local_model")  # fmt: skip
         settings = verifier.config.model_dump(mode="json", include=set(fields))
-        return {"llm": {**settings, "samples": verifier.samples, "min_agreement": verifier.min_agreement}}
+        return {
+            "llm": {
+                **settings,
+                "input_limit": verifier.config.input_limit,
+                "samples": verifier.samples,
+                "min_agreement": verifier.min_agreement,
+            }
+        }
     return {"class": f"{type(verifier).__module__}.{type(verifier).__qualname__}"}
 
 

@@ -18,8 +18,9 @@ from veritrail_graphrag.errors import LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.request import Prompt
-from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key
+from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key, estimate_tokens
 from veritrail_graphrag.models import (
     Claim,
     ClaimExtraction,
@@ -39,6 +40,7 @@ from veritrail_graphrag.verifiers.llm.parsing import (
     parse_verdict,
 )
 from veritrail_graphrag.verifiers.llm.prompts import (
+    SYSTEM_PROMPTS,
     claim_extraction_prompt,
     decomposition_prompt,
     evidence_prompt,
@@ -47,6 +49,10 @@ from veritrail_graphrag.verifiers.llm.prompts import (
 from veritrail_graphrag.verifiers.llm.schemas import EvidenceAnswer, VerdictAnswer
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
+# A claim and its sub-claims, as shown in Evidence Selection and verdict prompts.
+CLAIM_ROOM_TOKENS = 400
+# Below this a prompt could not show one ordinary sentence; such a limit is a mistake in the settings.
+MIN_PROMPT_CHARS = 600
 _A = TypeVar("_A")
 
 
@@ -87,6 +93,15 @@ class LLMVerifier:
     @property
     def usage(self) -> UsageLedger:
         return self.client.ledger
+
+    @property
+    def max_prompt_chars(self) -> int:
+        """Node text per prompt: the input limit less our instructions and the claim, at 3
+        characters a token. Tokens are counted at 4 characters when a prompt is checked before
+        sending, so the difference (a quarter) is left for sentence labels and block framing."""
+        instructions = max(len(SYSTEM_PROMPTS[kind]) for kind in (CallKind.EVIDENCE_SELECTION, CallKind.VERDICT))
+        room = self.config.input_limit - estimate_tokens(instructions) - CLAIM_ROOM_TOKENS
+        return max(MIN_PROMPT_CHARS, room * 3)
 
     @property
     def _sample_temperature(self) -> float:
