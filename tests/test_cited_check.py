@@ -14,7 +14,7 @@ from fake_openai import FakeOpenAI
 from veritrail_graphrag import CitedCheckReport, adetect_hallucination, detect_hallucination
 from veritrail_graphrag.cited.budget import budget_gap, kl_bits
 from veritrail_graphrag.cited.prompts import WITHHELD
-from veritrail_graphrag.errors import LLMError
+from veritrail_graphrag.errors import EndpointError
 from veritrail_graphrag.llm.config import LLMConfig
 
 pytest_plugins = ["fake_openai"]
@@ -204,7 +204,7 @@ async def test_an_answer_that_is_not_a_label_is_asked_again(fake_openai: FakeOpe
 
 async def test_an_unusable_endpoint_raises_one_clear_error(fake_openai: FakeOpenAI) -> None:
     cfg = config(fake_openai).model_copy(update={"base_url": fake_openai.url.replace("/v1", "/nowhere")})
-    with pytest.raises(LLMError, match="no model or deployment 'gpt-4o-mini'"):
+    with pytest.raises(EndpointError, match=r"nowhere \(model 'gpt-4o-mini'\) refused .*no such model or deployment"):
         await adetect_hallucination(ANSWER, SPANS, llm=cfg)
 
 

@@ -114,7 +114,7 @@ def test_offline_check_needs_no_key(files: Path, monkeypatch: pytest.MonkeyPatch
         (["--answer", "missing.md", "--spans", "spans.json"], "missing.md: no such file"),
         (["--answer", "answer.md", "--spans", "bad.json"], "bad.json: span id 'S0' is used more than once (entry 1)"),
         (["--answer", "answer.md", "--spans", "spans.json", "--verifier", "lexical", "--model", "x"],
-         "--verifier-model apply to --verifier llm only"),
+         "--verifier-model applies to --verifier llm only"),
     ],
 )  # fmt: skip
 def test_bad_input_exits_2_and_names_it(files: Path, args: list[str], message: str) -> None:

@@ -74,9 +74,9 @@ def test_error_text_with_brackets_is_printed_literally(tmp_path: Path) -> None:
         (["audit", "{missing}/nothing.json"], "no such file"),
         (["audit", "{carol}", "--answer", "{missing}/answer.md"], "answer.md: no such file"),
         (["audit", "{carol}", "--answer", "{dag}", "--map-answers", "{dag}"], "not a folder of map-answer files"),
-        (["audit", "{carol}", "--map-answers", "{empty}"], "--map-answers go with --answer"),
-        (["audit", "{carol}", "--book", "x"], "--book apply to BooookScore files"),
-        (["audit", "{dag}", "--query-run", "x"], "--query-run apply to GraphRAG projects"),
+        (["audit", "{carol}", "--map-answers", "{empty}"], "--map-answers goes with --answer"),
+        (["audit", "{carol}", "--book", "x"], "--book applies to BooookScore files"),
+        (["audit", "{dag}", "--query-run", "x"], "--query-run applies to GraphRAG projects"),
         (["audit-index", "{carol}", "--community", "45", "--all"], "give --community, or --reports/--all"),
     ],
 )
@@ -112,3 +112,34 @@ def test_llm_settings_that_change_answers_change_the_resume_key() -> None:
     assert settings() != settings(model="m2")
     assert settings() != settings(temperature=0.5)
     assert "api_key" not in json.dumps(settings(api_key="secret"))
+
+
+def test_a_jsonl_claims_file_names_the_real_line(tmp_path: Path) -> None:
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text('{"id": "a", "text": "Mara rowed the grain."}\n\n{"id": "b", "text": ""}\n')
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claims", str(claims), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and f"{claims}, line 3: claim 'b'" in " ".join(result.output.split())
+    claims.write_text('{"id": "a", "text": "Mara rowed the grain."}\n{"id": "b", "text": \n')
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claims", str(claims), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and f"{claims}, line 2: neither JSON nor JSON lines" in " ".join(result.output.split())
+
+
+def test_an_empty_claim_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claim", "ok then", "--claim", " ", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: --claim number 2 is empty: give the text of the claim to verify"
+
+
+def test_options_are_checked_before_the_input_is_read(tmp_path: Path) -> None:
+    result = runner.invoke(cli.app, ["audit", str(tmp_path / "missing"), "--verifier", "foo"])
+    assert result.exit_code == 2 and "unknown verifier 'foo'" in result.output
+
+
+def test_a_torn_last_line_of_a_summary_log_is_a_warning_line(tmp_path: Path) -> None:
+    log = tmp_path / "summary-log.jsonl"
+    log.write_text((SAMPLES / "hierarchical-christmas-carol" / "summary-log.jsonl").read_text() + '{"type": "te')
+    result = runner.invoke(cli.app, ["audit", str(log), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    [line] = [line for line in result.output.splitlines() if "incomplete last line" in line]
+    assert line.startswith(f"warning: {log}, line ")
+    assert "TornLineWarning" not in result.output

@@ -37,12 +37,12 @@ def test_eval_takes_the_verifier_options() -> None:
 
 def test_eval_refuses_llm_options_with_the_lexical_verifier(tmp_path: Path) -> None:
     result = runner.invoke(cli.app, ["eval", "planted", "--model", "gpt-4o", "--data", str(tmp_path)])
-    assert result.exit_code == 2 and "--model apply to --verifier llm only" in result.output
+    assert result.exit_code == 2 and "--model applies to --verifier llm only" in result.output
 
 
 def test_query_refuses_llm_options_before_paying_for_the_search(tmp_path: Path) -> None:
     result = runner.invoke(cli.app, ["query", str(tmp_path), "--query", "q?", "--samples", "3"])
-    assert result.exit_code == 2 and "--samples apply to --verifier llm only" in result.output
+    assert result.exit_code == 2 and "--samples applies to --verifier llm only" in result.output
 
 
 def test_a_verifier_bug_is_a_crash_with_its_traceback_not_a_claim_to_retry(

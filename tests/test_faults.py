@@ -9,7 +9,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, Fault
 from samples import SAMPLES, copy_sample, llm_sample
 from typer.testing import CliRunner
 
@@ -189,3 +191,69 @@ def test_every_adapter_refuses_a_field_of_the_wrong_type(tmp_path: Path) -> None
     run.write_text(json.dumps(data))
     result = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
     assert result.exit_code == 2 and str(run) in result.output and "batches.0.report_ids" in result.output
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"  # nothing listens there once the probe is closed
+
+
+def test_a_dead_endpoint_exits_4_naming_url_model_and_attempts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = _closed_port_url()
+    project = llm_sample(tmp_path / "carol", url)
+    monkeypatch.setenv("VERITRAIL_MAX_ATTEMPTS", "2")
+    monkeypatch.setenv("VERITRAIL_BACKOFF_BASE", "0.01")
+    result = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm"])
+    assert result.exit_code == 4, result.output
+    line = " ".join(result.output.split())
+    assert f"{url} (model 'test-model')" in line and "gave up after 2 attempts" in line
+    assert "Traceback" not in result.output
+
+
+def test_a_key_refused_mid_audit_exits_4_and_keeps_what_was_verified(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    project = llm_sample(tmp_path / "carol", fake_openai.url)
+    fake_openai.schedule([None] * 25 + [Fault("bad_request", status=401)] * 500)
+    result = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--concurrency", "1"])
+    assert result.exit_code == 4, result.output
+    assert f"{fake_openai.url} (model 'test-model') refused" in " ".join(result.output.split())
+    assert "check the API key" in result.output
+    assert checkpoint_lines(project) > 1 and not (project / RUN / "report.json").exists()
+
+    fake_openai.reset()  # the key works again
+    resumed = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--concurrency", "1"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads((project / RUN / "report.json").read_text())["resumed_claims"] >= 1
+
+
+def test_retries_are_shown_while_they_wait(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    project = llm_sample(tmp_path / "carol", fake_openai.url)
+    fake_openai.schedule([Fault("rate_limit", retry_after="1")])
+    result = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--concurrency", "1"])
+    assert result.exit_code == 0, result.output
+    assert "rate limited; retrying in 1.0 s (attempt 2/6)" in " ".join(result.output.split())
+
+
+def test_ctrl_c_says_how_much_is_saved_and_how_to_resume(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    fake_openai.latency = 0.3
+    project = llm_sample(tmp_path / "carol", fake_openai.url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERITRAIL_", "OPENAI_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "veritrail_graphrag", "audit", str(project), "--verifier", "llm"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None and checkpoint_lines(project) < 3:
+        time.sleep(0.02)
+    assert process.poll() is None, "the audit finished before it could be interrupted"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    told = re.search(r"interrupted: (\d+) of (\d+) claims are saved in the checkpoint; run the same command", err)
+    assert told is not None, err
+    assert int(told[1]) == checkpoint_lines(project) - 1 >= 2
+    assert "Traceback" not in err

@@ -293,7 +293,7 @@ def test_method_goes_with_answer_and_map_answers_with_global(project: Path, tmp_
     answer = tmp_path / "answer.md"
     answer.write_text(script.LOCAL_ANSWER, encoding="utf-8")
     result = runner.invoke(cli.app, ["audit", str(project), "--method", "local"])
-    assert result.exit_code == 2 and "--method go with --answer" in result.output
+    assert result.exit_code == 2 and "--method goes with --answer" in result.output
     args = ["audit", str(project), "--answer", str(answer), "--method", "local", "--map-answers", str(tmp_path)]
     result = runner.invoke(cli.app, args)
     assert result.exit_code == 2 and "map answers belong to global search" in result.output

@@ -156,3 +156,16 @@ def test_every_prompt_stays_under_max_input_tokens(
     report = _report(project)
     assert report["verifier_settings"]["llm"]["input_limit"] == 1500
     assert all(r["verdict"] for r in report["results"])
+
+
+def test_without_settings_the_cache_goes_under_the_folder_audited(
+    tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / "carol"
+    copy_sample("graphrag-christmas-carol", root)  # no settings.yaml
+    args = ["audit", str(root), "--verifier", "llm", "--model", "test-model", "--base-url", fake_openai.url]
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    assert (root / ".veritrail" / "llm_cache.sqlite").is_file()
+    assert not (tmp_path / "home").exists()

@@ -7,6 +7,9 @@ import multiprocessing
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from veritrail_graphrag.errors import LLMConfigError
 from veritrail_graphrag.llm.cache import CachedAnswer, SQLiteCache, cache_key
 
 
@@ -68,3 +71,10 @@ def test_concurrent_writers_in_several_processes(tmp_path: Path) -> None:
     cache = SQLiteCache(path)
     assert len(cache) == 600
     cache.close()
+
+
+def test_a_damaged_cache_file_says_to_move_it_aside(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    path.write_bytes(b"this is not a database, only a file that took its name" * 40)
+    with pytest.raises(LLMConfigError, match=r"is damaged .*: move it aside or delete it"):
+        SQLiteCache(path)

@@ -302,7 +302,7 @@ def test_detect_and_load_every_format(tmp_path: Path) -> None:
     book_path.write_text(json.dumps({"b": {"summaries_dict": {"0": ["A."]}, "final_summary": "A."}}))
     assert detect_format(book_path) == "booookscore"
     assert load_summary_run(book_path).terminal == "summary-0-0"
-    with pytest.raises(AdapterError, match="book apply to BooookScore files only; this is a summary-log"):
+    with pytest.raises(AdapterError, match="book applies to BooookScore files only; this is a summary-log"):
         load_summary_run(log_path, book="b")
     unknown = tmp_path / "u.json"
     unknown.write_text('{"rows": 3}')

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.errors import ClaimsError
+from veritrail_graphrag.errors import ClaimsError, UsageError
 from veritrail_graphrag.files import read_text
 from veritrail_graphrag.models import Claim, ClaimExtraction
 from veritrail_graphrag.report import ClaimFailure
@@ -45,13 +45,17 @@ def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
 def load_claims(path: Path) -> list[Claim]:
     """Read `[{"id", "text", "sub_claims"?}, ...]` or `{"claims": [...]}`, or JSONL of such objects."""
     raw = read_text(path, ClaimsError)
+    lines: list[int] | None = None  # JSON lines: the file line of each entry, for the messages
     try:
         data = json.loads(raw)
     except json.JSONDecodeError:
-        try:
-            data = [json.loads(line) for line in raw.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise ClaimsError(f"neither JSON nor JSON lines ({exc.msg})", file=path, line=exc.lineno) from None
+        lines = [number for number, line in enumerate(raw.splitlines(), 1) if line.strip()]
+        data = []
+        for number in lines:
+            try:
+                data.append(json.loads(raw.splitlines()[number - 1]))
+            except json.JSONDecodeError as exc:
+                raise ClaimsError(f"neither JSON nor JSON lines ({exc.msg})", file=path, line=number) from None
     if isinstance(data, dict):
         data = data.get("claims")
     if not isinstance(data, list) or not data:
@@ -62,9 +66,12 @@ def load_claims(path: Path) -> list[Claim]:
             claims.append(Claim.model_validate(entry))
         except ValidationError as exc:
             name = entry.get("id", f"#{position}") if isinstance(entry, dict) else f"#{position}"
-            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise ClaimsError(
-                f"claim {name!r} (entry {position}): {problem}", file=path, row=position, ids=[str(name)]
+                f"claim {name!r} (entry {position}): {_problems(exc)}",
+                file=path,
+                line=None if lines is None else lines[position],
+                row=position,
+                ids=[str(name)],
             ) from None
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -73,9 +80,16 @@ def load_claims(path: Path) -> list[Claim]:
     return claims
 
 
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+
+
 def given_claims(texts: Sequence[str]) -> list[Claim]:
     """Claims typed on the command line (`--claim`), numbered in the order given."""
-    return [Claim(id=f"claim-{i + 1}", text=text) for i, text in enumerate(texts)]
+    empty = [number for number, text in enumerate(texts, 1) if not text.strip()]
+    if empty:
+        raise UsageError(f"--claim number {empty[0]} is empty: give the text of the claim to verify")
+    return [Claim(id=f"claim-{number}", text=text) for number, text in enumerate(texts, 1)]
 
 
 async def extract_claims(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +23,7 @@ from veritrail_graphrag.cli_options import AuditFlags, with_options
 from veritrail_graphrag.compare.cli import compare_command
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
-from veritrail_graphrag.errors import AdapterError, UsageError
+from veritrail_graphrag.errors import AdapterError, AuditInterrupted, UsageError
 from veritrail_graphrag.evaluation.cli import eval_command
 from veritrail_graphrag.exit_codes import ExitCode, guarded
 from veritrail_graphrag.graphrag_cli import GRAPHRAG_COMMAND_SETTINGS, graphrag_command
@@ -31,6 +32,7 @@ from veritrail_graphrag.output_lock import OutputLock
 from veritrail_graphrag.report import AuditReport, ClaimFailure
 from veritrail_graphrag.report_console import print_audit, print_dry_run, print_notes, progress, stdout
 from veritrail_graphrag.targets import AuditTarget, file_target, graphrag_index_target, graphrag_query_target
+from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.registry import VerifierOptions, make_verifier
 
 app = typer.Typer(
@@ -51,6 +53,14 @@ def _dry_run(target: AuditTarget, options: VerifierOptions, config: TrailConfig,
     print_dry_run(estimate, llm.model)
 
 
+@dataclass
+class _Tally:
+    """Claims in the checkpoint so far, out of how many: what an interrupted audit tells."""
+
+    saved: int = 0
+    total: int = 0
+
+
 async def _run(
     target: AuditTarget,
     claims: list[Claim] | None,
@@ -60,6 +70,7 @@ async def _run(
     report_path: Path,
     markdown_path: Path | None,
     lock: OutputLock,
+    tally: _Tally,
 ) -> AuditReport:
     verifier = make_verifier(flags.verifier, options)
     extraction_failures: list[ClaimFailure] = []
@@ -74,8 +85,14 @@ async def _run(
             raise UsageError("--claims needs a single terminal")
         if not claims and not extraction_failures:
             raise UsageError(f"no claims: {', '.join(target.terminals)} has no sentence with verifiable content")
+        tally.total = len(claims)
         with progress(len(claims)) as bar:
             task = bar.add_task("claims", total=len(claims))
+
+            def saved(_: ClaimResult) -> None:
+                tally.saved += 1
+                bar.advance(task)
+
             return await run_audit(
                 VeriTrail(verifier, config),
                 target.dag,
@@ -86,7 +103,7 @@ async def _run(
                 report_path=report_path,
                 markdown_path=markdown_path,
                 resume=flags.resume,
-                on_result=lambda _: bar.advance(task),
+                on_result=saved,
                 usage=lambda: _usage(verifier),
                 citations=target.citations,
                 extraction_failures=extraction_failures,
@@ -126,8 +143,12 @@ def _audit(
     if flags.dry_run:
         _dry_run(target, options, config, extract=claims is None)
         return
+    tally = _Tally()
     with OutputLock(report_path) as lock:  # before claims are extracted: a second audit stops at once
-        report = asyncio.run(_run(target, claims, flags, options, config, report_path, markdown_path, lock))
+        try:
+            report = asyncio.run(_run(target, claims, flags, options, config, report_path, markdown_path, lock, tally))
+        except KeyboardInterrupt:
+            raise AuditInterrupted(tally.saved, tally.total) from None
     print_audit(report, target.dag.stage, report_path, markdown_path)
     if report.failed:
         raise typer.Exit(code=ExitCode.NOT_VERIFIED)
@@ -135,10 +156,10 @@ def _audit(
         raise typer.Exit(code=ExitCode.UNSUPPORTED)
 
 
-def _refuse(flags: dict[str, object], why: str) -> None:
+def _refuse(flags: dict[str, object], rest: str, verbs: tuple[str, str] = ("applies", "apply")) -> None:
     given = [flag for flag, value in flags.items() if value is not None]
     if given:
-        raise UsageError(f"{', '.join(given)} {why}")
+        raise UsageError.of_flags(given, rest, verbs)
 
 
 @app.command()
@@ -199,14 +220,18 @@ def audit(
     booookscore_flags = {"--book": book, "--chunks": chunks, "--max-context-len": max_context_len,
                          "--chunk-size": chunk_size}  # fmt: skip
     if path.is_dir():
-        _refuse(booookscore_flags, "apply to BooookScore files, not to a GraphRAG project")
+        _refuse(booookscore_flags, "to BooookScore files, not to a GraphRAG project")
         if answer is None:
-            _refuse({"--map-answers": map_answers, "--question": question, "--method": method}, "go with --answer")
+            _refuse(
+                {"--map-answers": map_answers, "--question": question, "--method": method},
+                "with --answer",
+                ("goes", "go"),
+            )
         target = graphrag_query_target(
             path, query_run=query_run, answer=answer, map_answers=map_answers, question=question, method=method
         )
     else:
-        _refuse(graphrag_flags | {"--question": question}, "apply to GraphRAG projects, not to a file")
+        _refuse(graphrag_flags | {"--question": question}, "to GraphRAG projects, not to a file")
         target = file_target(
             path, book=book, chunks_path=chunks, max_context_len=max_context_len, chunk_size=chunk_size
         )
@@ -251,7 +276,6 @@ def query(
     """Run a GraphRAG search with a recorder, save what each step was shown beside the index, audit
     it (with --dry-run: estimate the audit instead)."""
     search = search_method(method)
-    flags.verifier_options(root)  # refuse contradictory flags before the search is paid for
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from veritrail_graphrag.adapters.graphrag_capture import capture_search, run_dir
 

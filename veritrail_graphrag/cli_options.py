@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
 from veritrail_graphrag.errors import UsageError
 from veritrail_graphrag.models import TrailConfig
@@ -46,9 +46,10 @@ class VerifierFlags(BaseModel):
     ] = 1
     min_agreement: Annotated[int, typer.Option(min=1, help="LLM: samples that must agree (confidence scores).")] = 1
 
-    def verifier_options(self, root: Path | None, concurrency: int | None = None) -> VerifierOptions:
-        """The registry's options; an unknown verifier, or LLM flags with another verifier, are
-        refused rather than ignored."""
+    @model_validator(mode="after")
+    def _consistent(self) -> VerifierFlags:
+        """An unknown verifier, or LLM flags with another verifier, are refused rather than ignored,
+        and when the flags are read: before a large index is loaded for nothing."""
         if self.verifier not in VERIFIERS:
             raise UsageError(f"unknown verifier {self.verifier!r}; choose one of: {', '.join(VERIFIERS)}")
         llm_only = {
@@ -62,7 +63,11 @@ class VerifierFlags(BaseModel):
         }
         given = [flag for flag, value in llm_only.items() if value is not None]
         if self.verifier != "llm" and given:
-            raise UsageError(f"{', '.join(given)} apply to --verifier llm only")
+            raise UsageError.of_flags(given, "to --verifier llm only")
+        return self
+
+    def verifier_options(self, root: Path | None, concurrency: int | None = None) -> VerifierOptions:
+        """The registry's options (the flags were checked when read)."""
         return VerifierOptions(
             root=root, model=self.model, base_url=self.base_url, provider=self.provider,
             api_version=self.api_version, local_model=self.local_model, concurrency=concurrency, samples=self.samples,

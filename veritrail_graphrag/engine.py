@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from veritrail_graphrag.batching import pack_nodes, ranges, shorten
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.decomposition import DecompositionQueue
-from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, VerifierError
+from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
 from veritrail_graphrag.evidence import Evidence
 from veritrail_graphrag.localization import error_stages
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
@@ -135,6 +135,8 @@ class _Trail:
         async with self.semaphore:
             try:
                 answer = await call()
+            except EndpointError:
+                raise
             except CLAIM_FAILURES as exc:
                 raise VerifierError(f"{where}: {type(exc).__name__}: {exc}", self.claim.id, list(node_ids)) from exc
             except Exception as exc:

@@ -35,6 +35,24 @@ class VeriTrailError(Exception):
         self.ids = list(ids)
 
 
+class VeriTrailWarning(UserWarning):
+    """Something a user should know that does not stop the run (a torn log line skipped); the CLI
+    prints it as one `warning:` line."""
+
+
+class AuditInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an audit, with how much of it is saved for the re-run."""
+
+    def __init__(self, saved: int, total: int) -> None:
+        if total:
+            told = f"{saved} of {total} claims are saved in the checkpoint"
+        else:
+            told = "no claim was verified yet (model answers received so far are cached)"
+        super().__init__(f"interrupted: {told}; run the same command to resume")
+        self.saved = saved
+        self.total = total
+
+
 class DagError(VeriTrailError):
     """The DAG is malformed (cycle, dangling edge, decreasing stage, bad JSON...)."""
 
@@ -59,8 +77,9 @@ class VerifierError(VeriTrailError):
 
 CLAIM_FAILURES: tuple[type[BaseException], ...] = (VeriTrailError, OSError)
 """What a verifier raises when it cannot judge a claim *now*: our typed errors (an LLM answer
-that stays unreadable, an endpoint that gives up) and the OS's (connection, timeout). Anything
-else is a bug in the verifier, which must crash rather than be retried forever."""
+that stays unreadable, a server that keeps failing) and the OS's (connection, timeout); except
+`EndpointError`, which ends the run. Anything else is a bug in the verifier, which must crash
+rather than be retried forever."""
 
 
 class AdapterError(VeriTrailError):
@@ -77,6 +96,11 @@ class SpansError(VeriTrailError):
 
 class UsageError(VeriTrailError):
     """Command-line options that contradict each other or name nothing known."""
+
+    @classmethod
+    def of_flags(cls, given: list[str], rest: str, verbs: tuple[str, str] = ("applies", "apply")) -> UsageError:
+        """`--model applies to ...`, `--model, --samples apply to ...`: the verb agrees with the flags."""
+        return cls(f"{', '.join(given)} {verbs[0] if len(given) == 1 else verbs[1]} {rest}")
 
 
 class OutputError(VeriTrailError):
@@ -98,6 +122,12 @@ class LLMError(VeriTrailError):
         self.call_kind = call_kind
         self.claim_id = claim_id
         self.status_code = status_code
+
+
+class EndpointError(LLMError):
+    """The model endpoint cannot be used at all: unreachable (connection refused, DNS, TLS), the key
+    refused (401/403) or the model unknown (404), after the retries. Every call would fail the
+    same way, so this is not a claim failure: the run stops (exit 4) with its checkpoint kept."""
 
 
 class LLMConfigError(LLMError):

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from veritrail_graphrag.errors import LLMConfigError, LLMError, OutputError, VeriTrailError
+from veritrail_graphrag.report_console import console_messages
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -48,7 +49,7 @@ def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> typer.Exit:
 def exit_code(exc: BaseException) -> tuple[ExitCode, str]:
     """The code and the one-line message for an exception that ends a command."""
     if isinstance(exc, KeyboardInterrupt):
-        return ExitCode.INTERRUPTED, "interrupted: re-run the same command to resume (finished work is kept)"
+        return ExitCode.INTERRUPTED, str(exc) or "interrupted: run the same command to resume (finished work is kept)"
     if isinstance(exc, OutputError):
         return ExitCode.NOT_WRITABLE, f"cannot write the report: {exc}"
     if isinstance(exc, LLMError) and not isinstance(exc, LLMConfigError):
@@ -67,7 +68,8 @@ def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
     @functools.wraps(command)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
-            return command(*args, **kwargs)
+            with console_messages():
+                return command(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own ends: usage errors, exits
             raise
         except (Exception, KeyboardInterrupt) as exc:

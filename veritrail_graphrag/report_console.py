@@ -5,16 +5,20 @@ Tables and results go to stdout (so they can be piped); progress, notes and fail
 
 from __future__ import annotations
 
+import logging
+import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from veritrail_graphrag.errors import VeriTrailWarning
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.report import AuditReport, stages_text
 from veritrail_graphrag.trail import ClaimResult
@@ -64,6 +68,44 @@ def claims_table(report: AuditReport, stage_of: Callable[[str], int] | None = No
             _trail_cell(result, stage_of),
         )
     return table
+
+
+class _ConsoleLines(logging.Handler):
+    """Our log lines on stderr, above the progress bar when one is shown."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        style = "yellow" if record.levelno >= logging.WARNING else "dim"
+        stderr.print(f"[{style}]{escape(record.getMessage())}[/{style}]", highlight=False, soft_wrap=True)
+
+
+def _warning_lines(shown: Callable[..., None]) -> Callable[..., None]:
+    """`warnings.showwarning` that prints ours as one line and hands the others to `shown`."""
+
+    def show(message: Warning | str, category: type[Warning], *where: Any) -> None:
+        if issubclass(category, VeriTrailWarning):
+            stderr.print(f"[yellow]warning:[/yellow] {escape(str(message))}", highlight=False, soft_wrap=True)
+        else:
+            shown(message, category, *where)
+
+    return show
+
+
+@contextmanager
+def console_messages() -> Iterator[None]:
+    """While a command runs, veritrail's log lines (retries and back-off, a local model starting)
+    and its own warnings (a torn log line skipped) are one line each on stderr: a rate-limited
+    audit shows why it waits instead of looking frozen, and no raw Python warning is printed."""
+    logger = logging.getLogger("veritrail_graphrag")
+    handler, level = _ConsoleLines(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_lines(warnings.showwarning)
+            yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def progress(total: int) -> Progress:

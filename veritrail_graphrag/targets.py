@@ -31,6 +31,8 @@ class AuditTarget:
     question: str | None = None
     notes: list[str] = field(default_factory=list)
     project_root: Path | None = None
+    """Where the LLM settings are looked for and the LLM cache goes (`.veritrail/`): the GraphRAG
+    project, else the folder audited (or the audited file's folder)."""
     citations: dict[str, list[SentenceCitations]] | None = None
 
 
@@ -108,7 +110,7 @@ def graphrag_query_target(
     if map_answers is not None and search != "global":
         raise AdapterError(f"map answers belong to global search, not to {search} search", file=map_answers)
     index = read_index(path)
-    root = locate(path).project_root
+    root = locate(path).project_root or path
     if answer is not None:
         if map_answers is not None:
             dag = add_query_run(index, run_from_files(answer, map_answers, question))
@@ -162,7 +164,7 @@ def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: 
     notes = [f"{len(chosen)} of {len(all_reports)} community reports audited"]
     out_dir = veritrail_dir(path) / "index-audit"
     citations = sentence_citations(dag, chosen)
-    return AuditTarget(dag, chosen, out_dir, str(path), None, notes, locate(path).project_root, citations)
+    return AuditTarget(dag, chosen, out_dir, str(path), None, notes, locate(path).project_root or path, citations)
 
 
 def file_target(
@@ -180,4 +182,5 @@ def file_target(
         path, book=book, chunks_path=chunks_path, max_context_len=max_context_len, chunk_size=chunk_size
     )
     out_dir = path.with_name(f"{path.stem}.veritrail")
-    return AuditTarget(dag, [dag.resolve_terminal(None)], out_dir, str(path), dag.metadata.get("question"))
+    question = dag.metadata.get("question")
+    return AuditTarget(dag, [dag.resolve_terminal(None)], out_dir, str(path), question, project_root=path.parent)

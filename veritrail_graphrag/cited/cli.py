@@ -65,7 +65,7 @@ class _GraphRAGAnswer:
         self.spans = make_spans(records, str(root))
         self.read: GroupReader = read_data_group
         self.folder = answer_dir(root, stem, answer)
-        self.project_root = locate(root).project_root
+        self.project_root = locate(root).project_root or root
 
 
 async def _run(
@@ -143,7 +143,7 @@ def check_cited_command(
     llm_flags = {"--verifier-model": verifier_model} | {f"--{k.replace('_', '-')}": v for k, v in overrides.items()}
     given = [flag for flag, value in llm_flags.items() if value is not None]
     if verifier is VerifierChoice.LEXICAL and given:
-        raise UsageError(f"{', '.join(given)} apply to --verifier llm only")
+        raise UsageError.of_flags(given, "to --verifier llm only")
     text = read_text(answer, VeriTrailError)
     read: GroupReader | None = None
     settings_root: Path | None = None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from veritrail_graphrag import __version__
 from veritrail_graphrag.engine import VeriTrail
-from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.errors import EndpointError, VeriTrailError
 from veritrail_graphrag.evaluation.baselines import overlap_score
 from veritrail_graphrag.evaluation.counting import CountingVerifier, tokens_used
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LoadedBenchmark, Unit
@@ -81,6 +81,8 @@ async def _verify_item(engine: VeriTrail, item: BenchmarkItem) -> list[UnitOutco
     try:
         dag = item.build_dag()
         results = await engine.averify_many(dag, [c.claim for c in item.claims], item.terminal)
+    except EndpointError:
+        raise
     except VeriTrailError as exc:
         return [_outcome(item, unit, None, None, error=f"{type(exc).__name__}: {exc}") for unit in item.units()]
     by_id = {r.claim.id: r for r in results}

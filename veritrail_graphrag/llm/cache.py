@@ -98,10 +98,20 @@ class SQLiteCache(ResponseCache):
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # could not be opened or created
+                raise LLMConfigError(
+                    f"cannot open the LLM cache at {self.path}: {exc}; set cache_path to a writable "
+                    "file or disable the cache (cache = false)"
+                ) from exc
+            raise LLMConfigError(  # opened, but not a database: damaged, or another file
+                f"the LLM cache at {self.path} is damaged ({exc}): move it aside or delete it; it holds "
+                "only model answers, which are then asked again"
+            ) from exc
+        except OSError as exc:
             raise LLMConfigError(
-                f"cannot open the LLM cache at {self.path}: {exc}; set cache_path to a writable "
-                "file or disable the cache (cache = false)"
+                f"cannot create the LLM cache's folder {self.path.parent}: {exc.strerror or exc}; set "
+                "cache_path to a writable file or disable the cache (cache = false)"
             ) from exc
         self._lock = threading.Lock()
 

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import openai
 
-from veritrail_graphrag.errors import LLMError, PromptTooLongError
+from veritrail_graphrag.errors import EndpointError, LLMError, PromptTooLongError
 from veritrail_graphrag.llm.cache import CachedAnswer, ResponseCache, cache_key
 from veritrail_graphrag.llm.completion import AnswerParseError, Completion, TokenLogprobs, read_logprobs
 from veritrail_graphrag.llm.config import LLMConfig
@@ -37,7 +37,7 @@ from veritrail_graphrag.llm.local_server import serve_local_model
 from veritrail_graphrag.llm.providers import make_sdk_client
 from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
 from veritrail_graphrag.llm.request import Prompt
-from veritrail_graphrag.llm.retry import is_transient, rejects_logprobs, retry_after_seconds
+from veritrail_graphrag.llm.retry import is_transient, is_unreachable, rejects_logprobs, retry_after_seconds
 from veritrail_graphrag.llm.structured import Rung, RungMemory, rejects_format, response_format_for
 from veritrail_graphrag.llm.usage import RetryReason, UsageLedger, estimate_tokens
 
@@ -99,7 +99,9 @@ class LLMClient:
         self.cache = cache
         self.ledger = ledger or UsageLedger(config.prices)
         self.limiter = limiter or SlidingWindowLimiter(config.requests_per_minute, config.tokens_per_minute)
-        self.memory = RungMemory(config.cache_path.with_name(MEMORY_FILE) if config.cache and config.cache_path else None)
+        self.memory = RungMemory(
+            config.cache_path.with_name(MEMORY_FILE) if config.cache and config.cache_path else None
+        )
         self._memory_key = RungMemory.key(config.endpoint(), config.model)
         self.rung = self._first_rung()
         self.logprobs_supported = True
@@ -259,7 +261,11 @@ class LLMClient:
                     log.info("%s: unreadable answer (%s); asking afresh with another seed", what, problem)
                     messages = original
                     request = _Request(
-                        prompt, logprobs, limit, max(temperature, RESAMPLE_TEMPERATURE), (self.config.seed or 0) + attempt
+                        prompt,
+                        logprobs,
+                        limit,
+                        max(temperature, RESAMPLE_TEMPERATURE),
+                        (self.config.seed or 0) + attempt,
                     )
                 continue
             self._record(kind, reply, usage_key, subject, parsed=True, retry=retry)
@@ -371,16 +377,26 @@ class LLMClient:
                     continue
                 attempt += 1
                 if not is_transient(exc):
-                    raise self._fatal(exc, what, kind) from exc
+                    raise self._fatal(exc, what, kind, attempt) from exc
                 if attempt >= self._policy.max_attempts:
-                    raise LLMError(
-                        f"{what}: gave up after {attempt} attempts; last error: {_describe(exc)}",
+                    error = EndpointError if is_unreachable(exc) else LLMError
+                    raise error(
+                        f"{what}: gave up after {attempt} attempts to {self._where()}; last error: {_describe(exc)}",
                         call_kind=kind.value,
                         status_code=getattr(exc, "status_code", None),
                     ) from exc
                 headers = getattr(getattr(exc, "response", None), "headers", None)
                 delay = self._policy.delay(attempt - 1, retry_after_seconds(headers), self._rng)
-                log.info("%s: %s; retrying in %.1fs", what, _describe(exc), delay)
+                reason = "rate limited" if getattr(exc, "status_code", None) == 429 else _describe(exc)[:160]
+                wait = f"{delay:.0f}" if delay >= 10 else f"{delay:.1f}"
+                log.info(
+                    "%s: %s; retrying in %s s (attempt %d/%d)",
+                    what,
+                    reason,
+                    wait,
+                    attempt + 1,
+                    self._policy.max_attempts,
+                )
                 await self._sleep(delay)
                 continue
             return self._reply(response, prompt_chars, booking, rung)
@@ -392,7 +408,10 @@ class LLMClient:
             return
         log.warning(
             "%s rejects response_format %r (%s); asking with %r from now on",
-            self.config.base_url or "the endpoint", rejected.value, _describe(exc)[:200], lower.value,
+            self.config.base_url or "the endpoint",
+            rejected.value,
+            _describe(exc)[:200],
+            lower.value,
         )
         self.rung = lower
 
@@ -410,17 +429,27 @@ class LLMClient:
         reply.rung = rung
         return reply
 
-    def _fatal(self, exc: Exception, what: str, kind: CallKind) -> LLMError:
+    def _where(self) -> str:
+        """The endpoint and model, as a user would look them up in their settings."""
+        target = self.config.azure_deployment or self.config.model
+        return f"{self.config.base_url or 'the OpenAI API'} (model {target!r})"
+
+    def _fatal(self, exc: Exception, what: str, kind: CallKind, attempts: int) -> LLMError:
+        """A refused key or an unknown model ends the run (`EndpointError`); any other refusal is
+        this request's problem and fails its claim."""
         status = getattr(exc, "status_code", None)
-        hint = ""
-        if status == 401:
-            hint = f": check the API key ({self.config.key_variable} or VERITRAIL_API_KEY)"
-        elif status == 403:
-            hint = ": the key is not allowed to use this model or endpoint"
-        elif status == 404:
-            target = self.config.azure_deployment or self.config.model
-            hint = f": no model or deployment {target!r} at {self.config.base_url or 'the OpenAI API'}"
-        return LLMError(f"{what} failed: {_describe(exc)}{hint}", call_kind=kind.value, status_code=status)
+        hints = {
+            401: f"check the API key ({self.config.key_variable} or VERITRAIL_API_KEY)",
+            403: "the key is not allowed to use this model or endpoint",
+            404: "no such model or deployment there",
+        }
+        if status in hints:
+            return EndpointError(
+                f"{self._where()} refused {what} (attempt {attempts}): {_describe(exc)}; {hints[status]}",
+                call_kind=kind.value,
+                status_code=status,
+            )
+        return LLMError(f"{what} failed: {_describe(exc)}", call_kind=kind.value, status_code=status)
 
     async def aclose(self) -> None:
         """Close the HTTP client (when its loop is the running one), the cache, and stop a local

@@ -70,6 +70,12 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIConnectionError | openai.APIResponseValidationError | json.JSONDecodeError)
 
 
+def is_unreachable(exc: BaseException) -> bool:
+    """No answer at all from the endpoint (refused, DNS, TLS): after the retries, every call would
+    fail the same way. A timeout is not counted here: one long prompt can time out alone."""
+    return isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError)
+
+
 def rejects_logprobs(exc: BaseException) -> bool:
     """A 400 that blames `logprobs`: the endpoint (or this model) gives no log-probabilities."""
     if not isinstance(exc, openai.BadRequestError):

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from veritrail_graphrag.adapters.summaries.log_writer import SummaryLog
+from veritrail_graphrag.errors import VeriTrailWarning
 
 
-class UnmatchedPromptWarning(UserWarning):
+class UnmatchedPromptWarning(VeriTrailWarning):
     """An LLM call whose prompt contains no logged text was not logged (its inputs are unknown)."""
 
 

@@ -78,7 +78,8 @@ def load_summary_run(
     given = {"book": book, "chunks_path": chunks_path, "max_context_len": max_context_len, "chunk_size": chunk_size}
     extra = [name for name, option in given.items() if option is not None] + (["mode"] if mode != "auto" else [])
     if extra:
-        raise AdapterError(f"{', '.join(extra)} apply to BooookScore files only; this is a {kind}", file=path)
+        verb = "applies" if len(extra) == 1 else "apply"
+        raise AdapterError(f"{', '.join(extra)} {verb} to BooookScore files only; this is a {kind}", file=path)
     if kind == "summary-log":
         return read_summary_log(path)
     try:

@@ -28,12 +28,12 @@ from veritrail_graphrag.adapters.summaries.log_format import (
     parse_record,
 )
 from veritrail_graphrag.dag import DAG, Node
-from veritrail_graphrag.errors import AdapterError, DagError
+from veritrail_graphrag.errors import AdapterError, DagError, VeriTrailWarning
 
 _SHOWN = 5
 
 
-class TornLineWarning(UserWarning):
+class TornLineWarning(VeriTrailWarning):
     """The last line of a log was incomplete (the run stopped while writing it) and was skipped."""
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from veritrail_graphrag.errors import LLMConfigError, LLMError
+from veritrail_graphrag.errors import EndpointError, LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
@@ -218,7 +218,7 @@ class LLMVerifier:
             )
             try:
                 return await self.client.complete(prompt, parse_claim_extraction, usage_key=usage_key)
-            except LLMConfigError:
+            except (LLMConfigError, EndpointError):
                 raise
             except LLMError as exc:
                 return exc
