@@ -20,7 +20,7 @@ from veritrail_graphrag.evaluation.planted import STAGE_NAMES, load_planted
 from veritrail_graphrag.evaluation.render import cost_line, localization_table, summary_table
 from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split
-from veritrail_graphrag.verifiers.registry import make_verifier
+from veritrail_graphrag.verifiers.registry import VerifierSpec, prepare_verifier
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
 
@@ -36,7 +36,8 @@ def main() -> None:
 
     console = Console()
     benchmark = load_planted(args.data)
-    report = evaluate(benchmark, args.verifier, make_verifier(args.verifier), Split(args.split))
+    built = prepare_verifier(VerifierSpec(name=args.verifier)).build()
+    report = evaluate(benchmark, args.verifier, built, Split(args.split))
     verifier = report.systems[0]
 
     console.print(summary_table(report))

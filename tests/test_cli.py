@@ -10,7 +10,9 @@ from scripted import ScriptedVerifier
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
+import veritrail_graphrag.cli_options as cli_options
 from veritrail_graphrag import Verdict
+from veritrail_graphrag.verifiers.registry import PreparedVerifier
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_runs" / "handwritten-hierarchical" / "dag.json"
@@ -92,7 +94,7 @@ def test_claims_the_verifier_cannot_judge_are_listed_and_exit_3(
         async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
             raise TimeoutError("backend unavailable")
 
-    monkeypatch.setattr(cli, "make_verifier", lambda name, options=None: Broken("ferry"))
+    monkeypatch.setattr(cli_options, "prepare_verifier", lambda spec: PreparedVerifier(build=lambda: Broken("ferry")))
     out = tmp_path / "report.json"
     result = runner.invoke(cli.app, ["verify", str(SAMPLE), "--out", str(out)])
     assert result.exit_code == 3

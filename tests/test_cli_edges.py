@@ -101,8 +101,8 @@ def test_repeated_community_is_audited_once(tmp_path: Path) -> None:
 
 def test_llm_settings_that_change_answers_change_the_resume_key() -> None:
     from veritrail_graphrag.llm.config import LLMConfig
+    from veritrail_graphrag.verifiers.capabilities import verifier_settings
     from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
-    from veritrail_graphrag.verifiers.registry import verifier_settings
 
     def settings(**values: object) -> dict:
         config = LLMConfig(**{"model": "m1", "base_url": "http://127.0.0.1:9/v1", "cache": False, **values})

@@ -12,9 +12,11 @@ from scripted import ScriptedVerifier
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
+import veritrail_graphrag.cli_options as cli_options
 from veritrail_graphrag.cli_options import AuditFlags, VerifierFlags
 from veritrail_graphrag.errors import AdapterError, ClaimsError, DagError
 from veritrail_graphrag.exit_codes import ExitCode
+from veritrail_graphrag.verifiers.registry import PreparedVerifier
 
 ROOT = Path(__file__).resolve().parents[1]
 DAG = ROOT / "sample_runs" / "handwritten-hierarchical" / "dag.json"
@@ -52,7 +54,7 @@ def test_a_verifier_bug_is_a_crash_with_its_traceback_not_a_claim_to_retry(
         async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
             return {"verdict": "Fully Supported"}["reasoning"]
 
-    monkeypatch.setattr(cli, "make_verifier", lambda name, options=None: Buggy("ferry"))
+    monkeypatch.setattr(cli_options, "prepare_verifier", lambda spec: PreparedVerifier(build=lambda: Buggy("ferry")))
     out = tmp_path / "report.json"
     result = runner.invoke(cli.app, ["verify", str(DAG), "--out", str(out)])
     assert result.exit_code == ExitCode.BUG == 70

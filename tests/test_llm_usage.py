@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from veritrail_graphrag.llm.kinds import CallKind
-from veritrail_graphrag.llm.usage import UNATTRIBUTED, ModelPrice, UsageLedger, price_for, usage_scope
+from veritrail_graphrag.llm.usage import UNATTRIBUTED, ModelPrice, UsageLedger, UsageReport, price_for, usage_scope
 from veritrail_graphrag.verifiers.llm.estimate import CallVolume, estimate_cost
 
 
@@ -30,6 +31,21 @@ def test_cost_per_call_and_unknown_model_is_unknown_not_free() -> None:
     assert ledger.total().cost_usd is None
     assert ledger.by_key()["c1"].cost_usd == pytest.approx(3.5)
     assert ledger.by_key()["c2"].cost_usd is None
+
+
+def test_the_report_model_writes_and_reads_what_reports_held_as_a_dict() -> None:
+    ledger = UsageLedger()
+    ledger.record(CallKind.VERDICT, "gpt-4o", usage_key="c1", input_tokens=1000, output_tokens=200)
+    ledger.record(CallKind.DECOMPOSITION, "gpt-4o", usage_key="c2", cached=True)
+    as_dict = {  # what report.json held under "usage" before it was a model
+        "total": ledger.total().model_dump(),
+        "per_claim": {k: u.model_dump() for k, u in ledger.by_key().items()},
+        "by_kind": {k: u.model_dump() for k, u in ledger.by_kind().items()},
+    }
+    report = ledger.report()
+    assert json.loads(report.model_dump_json()) == json.loads(json.dumps(as_dict))
+    assert UsageReport.model_validate(json.loads(json.dumps(as_dict))) == report
+    assert report.total.total_tokens == 1200 and report.per_claim["c2"].cached_calls == 1
 
 
 def test_cached_calls_cost_nothing_and_are_counted_apart() -> None:

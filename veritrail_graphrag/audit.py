@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
 
 from veritrail_graphrag import __version__
 from veritrail_graphrag.checkpoint import Checkpoint, audit_key
@@ -24,7 +23,7 @@ from veritrail_graphrag.models import Claim
 from veritrail_graphrag.output_lock import OutputLock
 from veritrail_graphrag.report import AuditReport, ClaimFailure, summarize
 from veritrail_graphrag.trail import ClaimResult
-from veritrail_graphrag.verifiers.registry import settings_after_run, verifier_settings
+from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
 
 
 async def run_audit(
@@ -39,7 +38,6 @@ async def run_audit(
     markdown_path: Path | None = None,
     resume: bool = True,
     on_result: Callable[[ClaimResult], None] | None = None,
-    usage: Callable[[], dict[str, Any]] | None = None,
     citations: Mapping[str, Sequence[SentenceCitations]] | None = None,
     extraction_failures: Sequence[ClaimFailure] = (),
     lock: OutputLock | None = None,
@@ -94,14 +92,14 @@ async def run_audit(
             source=source,
             terminals=[terminal] if isinstance(terminal, str) else list(dict.fromkeys(terminal[c.id] for c in claims)),
             verifier=verifier_name,
-            verifier_settings=settings_after_run(engine.verifier),
+            verifier_settings=verifier_settings(engine.verifier, after_run=True),
             config=engine.config,
             dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
             summary=summarize(results, len(dag), failed=len(failures)),
             results=results,
             failed=failures,
             resumed_claims=len(done),
-            usage=usage() if usage is not None else None,
+            usage=usage_report(engine.verifier),
         )
         report.save(report_path, markdown_path)
         if not failures:

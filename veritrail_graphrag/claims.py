@@ -16,6 +16,8 @@ from veritrail_graphrag.files import read_text
 from veritrail_graphrag.models import Claim, ClaimExtraction
 from veritrail_graphrag.report import ClaimFailure
 from veritrail_graphrag.sentences import HEADING, LIST_ITEM
+from veritrail_graphrag.verifiers.base import Verifier
+from veritrail_graphrag.verifiers.capabilities import ClaimExtractor
 
 _CITATION = re.compile(r"\s*\[(?:Data|Sources?):[^\]]*\]", re.IGNORECASE)
 
@@ -93,22 +95,21 @@ def given_claims(texts: Sequence[str]) -> list[Claim]:
 
 
 async def extract_claims(
-    verifier: object, dag: DAG, terminals: list[str], question: str | None
+    verifier: Verifier, dag: DAG, terminals: list[str], question: str | None
 ) -> tuple[list[Claim], dict[str, str], list[ClaimFailure]]:
     """Claims of each terminal: the verifier's own extractor when it has one (the LLM's
     Claimify-style extraction), else one claim per sentence. Ids are prefixed by the terminal
     when there are several, so they stay unique. Sentences the extractor could not read come back
     as failures (named `sentence-N`), so the audit goes on and a re-run retries them."""
-    extractor = getattr(verifier, "extract_claims", None)
     claims: list[Claim] = []
     where: dict[str, str] = {}
     failures: list[ClaimFailure] = []
     for terminal in terminals:
         prefix = f"{terminal}/" if len(terminals) > 1 else ""
-        if extractor is None:
+        if not isinstance(verifier, ClaimExtractor):
             found = sentence_claims(dag, terminal)
         else:
-            extraction: ClaimExtraction = await extractor(dag.node(terminal).text, question)
+            extraction: ClaimExtraction = await verifier.extract_claims(dag.node(terminal).text, question)
             found = [c.model_copy(update={"id": prefix + c.id}) for c in extraction.claims]
             failures += [
                 ClaimFailure(

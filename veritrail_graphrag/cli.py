@@ -33,7 +33,8 @@ from veritrail_graphrag.report import AuditReport, ClaimFailure
 from veritrail_graphrag.report_console import print_audit, print_dry_run, print_notes, progress, stdout
 from veritrail_graphrag.targets import AuditTarget, file_target, graphrag_index_target, graphrag_query_target
 from veritrail_graphrag.trail import ClaimResult
-from veritrail_graphrag.verifiers.registry import VerifierOptions, make_verifier
+from veritrail_graphrag.verifiers.capabilities import close
+from veritrail_graphrag.verifiers.registry import ModelCalls, PreparedVerifier
 
 app = typer.Typer(
     add_completion=False,
@@ -42,15 +43,13 @@ app = typer.Typer(
 )
 
 
-def _dry_run(target: AuditTarget, options: VerifierOptions, config: TrailConfig, extract: bool) -> None:
+def _dry_run(target: AuditTarget, calls: ModelCalls, config: TrailConfig, extract: bool) -> None:
     from veritrail_graphrag.dry_run import plan
-    from veritrail_graphrag.project_llm import project_llm_config
 
-    llm = project_llm_config(options.root, options.llm_overrides())
     estimate = plan(
-        target.dag, target.terminals, config, llm.model, extract=extract, samples=options.samples, prices=llm.prices
+        target.dag, target.terminals, config, calls.model, extract=extract, samples=calls.samples, prices=calls.prices
     )
-    print_dry_run(estimate, llm.model)
+    print_dry_run(estimate, calls.model)
 
 
 @dataclass
@@ -65,14 +64,14 @@ async def _run(
     target: AuditTarget,
     claims: list[Claim] | None,
     flags: AuditFlags,
-    options: VerifierOptions,
+    prepared: PreparedVerifier,
     config: TrailConfig,
     report_path: Path,
     markdown_path: Path | None,
     lock: OutputLock,
     tally: _Tally,
 ) -> AuditReport:
-    verifier = make_verifier(flags.verifier, options)
+    verifier = prepared.build()
     extraction_failures: list[ClaimFailure] = []
     try:
         if claims is None:
@@ -104,26 +103,12 @@ async def _run(
                 markdown_path=markdown_path,
                 resume=flags.resume,
                 on_result=saved,
-                usage=lambda: _usage(verifier),
                 citations=target.citations,
                 extraction_failures=extraction_failures,
                 lock=lock,
             )
     finally:
-        close = getattr(verifier, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _usage(verifier: object) -> dict[str, object] | None:
-    ledger = getattr(verifier, "usage", None)
-    if ledger is None:
-        return None
-    return {
-        "total": ledger.total().model_dump(),
-        "per_claim": {k: u.model_dump() for k, u in ledger.by_key().items()},
-        "by_kind": {str(k): u.model_dump() for k, u in ledger.by_kind().items()},
-    }
+        await close(verifier)
 
 
 def _audit(
@@ -135,18 +120,18 @@ def _audit(
     max_sentences_per_prompt: int = 40,
 ) -> None:
     """Run (or estimate) the audit of `target`, print it, and end with the exit code it calls for."""
-    options, config = flags.setup(target.project_root, max_sentences_per_prompt)
+    prepared, config = flags.setup(target.project_root, max_sentences_per_prompt)
     print_notes(target.notes)
-    if flags.dry_run and flags.verifier != "llm":
-        stdout.print(f"--dry-run estimates model calls; the {flags.verifier} verifier makes none.", highlight=False)
-        return
     if flags.dry_run:
-        _dry_run(target, options, config, extract=claims is None)
+        if prepared.model_calls is None:
+            stdout.print(f"--dry-run estimates model calls; the {flags.verifier} verifier makes none.", highlight=False)
+        else:
+            _dry_run(target, prepared.model_calls, config, extract=claims is None)
         return
     tally = _Tally()
     with OutputLock(report_path) as lock:  # before claims are extracted: a second audit stops at once
         try:
-            report = asyncio.run(_run(target, claims, flags, options, config, report_path, markdown_path, lock, tally))
+            report = asyncio.run(_run(target, claims, flags, prepared, config, report_path, markdown_path, lock, tally))
         except KeyboardInterrupt:
             raise AuditInterrupted(tally.saved, tally.total) from None
     print_audit(report, target.dag.stage, report_path, markdown_path)

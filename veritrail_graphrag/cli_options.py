@@ -19,7 +19,13 @@ from pydantic import BaseModel, model_validator
 
 from veritrail_graphrag.errors import UsageError
 from veritrail_graphrag.models import TrailConfig
-from veritrail_graphrag.verifiers.registry import VERIFIERS, VerifierOptions
+from veritrail_graphrag.verifiers.registry import (
+    VERIFIERS,
+    PreparedVerifier,
+    VerifierSpec,
+    prepare_verifier,
+    registration,
+)
 
 _R = TypeVar("_R")
 
@@ -48,11 +54,10 @@ class VerifierFlags(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> VerifierFlags:
-        """An unknown verifier, or LLM flags with another verifier, are refused rather than ignored,
-        and when the flags are read: before a large index is loaded for nothing."""
-        if self.verifier not in VERIFIERS:
-            raise UsageError(f"unknown verifier {self.verifier!r}; choose one of: {', '.join(VERIFIERS)}")
-        llm_only = {
+        """An unknown verifier, or model options with a verifier that calls no model, are refused
+        rather than ignored, and when the flags are read: before a large index is loaded for nothing."""
+        takes_model_options = registration(self.verifier).model_options
+        model_only = {
             "--model": self.model,
             "--base-url": self.base_url,
             "--provider": self.provider,
@@ -61,15 +66,16 @@ class VerifierFlags(BaseModel):
             "--samples": self.samples if self.samples != 1 else None,
             "--min-agreement": self.min_agreement if self.min_agreement != 1 else None,
         }
-        given = [flag for flag, value in llm_only.items() if value is not None]
-        if self.verifier != "llm" and given:
-            raise UsageError.of_flags(given, "to --verifier llm only")
+        given = [flag for flag, value in model_only.items() if value is not None]
+        if not takes_model_options and given:
+            takers = " or ".join(f"--verifier {name}" for name, r in VERIFIERS.items() if r.model_options)
+            raise UsageError.of_flags(given, f"to {takers} only")
         return self
 
-    def verifier_options(self, root: Path | None, concurrency: int | None = None) -> VerifierOptions:
-        """The registry's options (the flags were checked when read)."""
-        return VerifierOptions(
-            root=root, model=self.model, base_url=self.base_url, provider=self.provider,
+    def verifier_spec(self, root: Path | None, concurrency: int | None = None) -> VerifierSpec:
+        """The run's verifier spec (the flags were checked when read)."""
+        return VerifierSpec(
+            name=self.verifier, root=root, model=self.model, base_url=self.base_url, provider=self.provider,
             api_version=self.api_version, local_model=self.local_model, concurrency=concurrency, samples=self.samples,
             min_agreement=self.min_agreement,
         )  # fmt: skip
@@ -96,16 +102,13 @@ class AuditFlags(VerifierFlags):
         typer.Option(help="Exit with code 1 when any claim is not Fully Supported (for CI gates)."),
     ] = False
 
-    def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[VerifierOptions, TrailConfig]:
-        """Verifier options and traversal settings; concurrency defaults to the LLM settings' own."""
-        options = self.verifier_options(root, self.concurrency)
-        concurrency = self.concurrency
-        if concurrency is None and self.verifier == "llm":
-            from veritrail_graphrag.project_llm import project_llm_config
-
-            concurrency = project_llm_config(root, options.llm_overrides()).concurrency
-        config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency or 16)
-        return options, config
+    def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[PreparedVerifier, TrailConfig]:
+        """The verifier, prepared once (its settings read), and the traversal settings;
+        concurrency defaults to what the verifier's settings ask for, else 16."""
+        prepared = prepare_verifier(self.verifier_spec(root, self.concurrency))
+        concurrency = self.concurrency or prepared.concurrency or 16
+        config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
+        return prepared, config
 
 
 def with_options(flags: type[BaseModel]) -> Callable[[Callable[..., _R]], Callable[..., _R]]:

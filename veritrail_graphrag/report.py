@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from veritrail_graphrag.citation_accuracy import CitationSummary, summarize_citations
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.files import Content, write_together
+from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.trail import ClaimResult
 
@@ -59,7 +60,7 @@ class AuditReport(BaseModel):
     dag_metadata: dict[str, Any] = Field(default_factory=dict)
     summary: Summary
     resumed_claims: int = Field(default=0, description="claims taken from an interrupted run's checkpoint")
-    usage: dict[str, Any] | None = Field(
+    usage: UsageReport | None = Field(
         default=None, description="model calls, tokens and cost: total, per claim and per call kind"
     )
     results: list[ClaimResult]

@@ -135,11 +135,11 @@ def print_audit(
     stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
     stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)
     if report.usage is not None:
-        total = report.usage["total"]
-        cost = "unknown" if total["cost_usd"] is None else f"${total['cost_usd']:.4f}"
+        total = report.usage.total
+        cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
         stdout.print(
-            f"Model calls: {total['calls']} ({total['cached_calls']} from cache), "
-            f"{total['input_tokens'] + total['output_tokens']:,} tokens, cost {cost}.",
+            f"Model calls: {total.calls} ({total.cached_calls} from cache), "
+            f"{total.total_tokens:,} tokens, cost {cost}.",
             highlight=False,
         )
     if report.summary.citations is not None:

@@ -22,7 +22,7 @@ from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split
 from veritrail_graphrag.exit_codes import guarded
 from veritrail_graphrag.files import write_together
-from veritrail_graphrag.verifiers.registry import VerifierOptions, make_verifier
+from veritrail_graphrag.verifiers.registry import VerifierSpec, prepare_verifier
 
 DEFAULT_DATA = Path("..") / "shared" / "benchmarks"
 DEFAULT_OUT = Path("eval-results")
@@ -66,12 +66,12 @@ def run_eval_command(
     data_dir: Path,
     out_dir: Path,
     *,
-    options: VerifierOptions | None = None,
+    spec: VerifierSpec | None = None,
     show_progress: bool = False,
 ) -> EvalReport:
     """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>.{json,md}`; return the report.
 
-    `options` configure the verifier as `veritrail verify` does (model, base URL, ... for `llm`)."""
+    `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`)."""
     try:
         chosen = Split(split)
     except ValueError:
@@ -90,7 +90,7 @@ def run_eval_command(
         report = evaluate(
             loaded,
             verifier,
-            make_verifier(verifier, options),
+            prepare_verifier((spec or VerifierSpec()).model_copy(update={"name": verifier})).build(),
             chosen,
             limit=limit,
             data_dir=data_dir,
@@ -122,10 +122,10 @@ def eval_command(
 ) -> None:
     """Measure detection (and, on `planted`, error localization) on a benchmark split, next to the
     "always Fully Supported" and token-overlap reference points."""
-    options = flags.verifier_options(None)
+    spec = flags.verifier_spec(None)
     data_dir = resolve_data_dir(data)
     report = run_eval_command(
-        benchmark, flags.verifier, split, limit, data_dir, out, options=options, show_progress=True
+        benchmark, flags.verifier, split, limit, data_dir, out, spec=spec, show_progress=True
     )
     for table in tables(report):
         stdout.print(table)

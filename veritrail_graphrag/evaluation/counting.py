@@ -1,18 +1,18 @@
 """Count the verifier calls the engine makes, and read tokens from verifiers that meter them.
 
 Calls per claim is the engine's cost whatever the verifier is, so it is counted here by wrapping
-the verifier rather than trusting each backend to report it. Tokens only exist for model-backed
-verifiers: one that exposes a `usage` ledger with `total()` (like the LLM verifier) gets its tokens
-read before and after the run; any other verifier reports none.
+the verifier rather than trusting each backend to report it. Tokens only exist for verifiers that
+meter their usage (`MetersUsage`, like the LLM verifier): they are read before and after the run;
+any other verifier reports none.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
 from veritrail_graphrag.verifiers.base import Verifier
+from veritrail_graphrag.verifiers.capabilities import MetersUsage, close
 
 
 class CountingVerifier:
@@ -38,12 +38,10 @@ class CountingVerifier:
     def total_calls(self) -> int:
         return sum(self.calls.values())
 
+    async def aclose(self) -> None:
+        await close(self.inner)
 
-def tokens_used(verifier: Any) -> int | None:
+
+def tokens_used(verifier: Verifier) -> int | None:
     """Tokens the verifier has spent so far, or None when it does not meter them."""
-    usage = getattr(verifier, "usage", None)
-    total = getattr(usage, "total", None)
-    if not callable(total):
-        return None
-    tokens = getattr(total(), "total_tokens", None)
-    return tokens if isinstance(tokens, int) else None
+    return verifier.usage.total().total_tokens if isinstance(verifier, MetersUsage) else None

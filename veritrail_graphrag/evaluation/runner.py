@@ -25,6 +25,7 @@ from veritrail_graphrag.evaluation.splits import DEV_FRACTION, SPLIT_SEED, Split
 from veritrail_graphrag.models import TrailConfig, Verdict
 from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.base import Verifier
+from veritrail_graphrag.verifiers.capabilities import close
 
 ITEM_CONCURRENCY = 8
 """Items verified at once; each item's claims share the engine's own concurrency limit."""
@@ -114,9 +115,7 @@ async def _verify_all(
     try:
         return list(await asyncio.gather(*(one(item) for item in items)))
     finally:
-        close = getattr(engine.verifier, "aclose", None)
-        if close is not None:
-            await close()
+        await close(engine.verifier)
 
 
 def overlap_outcomes(items: Sequence[BenchmarkItem], threshold: float) -> list[UnitOutcome]:

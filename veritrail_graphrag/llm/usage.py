@@ -134,6 +134,14 @@ class Usage(BaseModel):
         )
 
 
+class UsageReport(BaseModel):
+    """A run's usage as the audit report keeps it: in total, per claim (or other key), per call kind."""
+
+    total: Usage
+    per_claim: dict[str, Usage]
+    by_kind: dict[str, Usage]
+
+
 class UsageLedger:
     """All call records of a run. Thread-safe; cheap enough to keep every record."""
 
@@ -217,3 +225,6 @@ class UsageLedger:
         for record in self.records:
             out[record.kind.value] = out.get(record.kind.value, Usage()).plus(record)
         return out
+
+    def report(self) -> UsageReport:
+        return UsageReport(total=self.total(), per_claim=self.by_key(), by_kind=self.by_kind())

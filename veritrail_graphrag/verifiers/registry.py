@@ -1,21 +1,47 @@
-"""Verifiers by name, for the CLI. Heavy backends are imported only when asked for."""
+"""Verifiers by name: a run's `VerifierSpec` is prepared once into the verifier it will use.
+
+Each verifier registers with one line in `VERIFIERS`: where its `prepare(spec)` function lives
+(imported only when the verifier is chosen, so heavy backends cost nothing otherwise) and whether
+the model options (`--model`, `--samples`, ...) apply to it. Preparing reads the verifier's
+settings once, and the run takes from the result what it needs before building: the concurrency
+the settings ask for, and what a dry run would price.
+"""
 
 from __future__ import annotations
 
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
+from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.llm.usage import ModelPrice
 from veritrail_graphrag.verifiers.base import Verifier
 
-VERIFIERS = ("lexical", "llm")
+
+@dataclass(frozen=True)
+class Registration:
+    """`prepare`: "module:function", a function taking a `VerifierSpec` and returning a
+    `PreparedVerifier`. `model_options`: whether the model options apply to this verifier."""
+
+    prepare: str
+    model_options: bool = False
 
 
-class VerifierOptions(BaseModel):
-    """What the CLI knows about the verifier to build; LLM fields left None come from settings."""
+VERIFIERS: dict[str, Registration] = {
+    "lexical": Registration("veritrail_graphrag.verifiers.lexical.verifier:prepare"),
+    "llm": Registration("veritrail_graphrag.verifiers.llm.verifier:prepare", model_options=True),
+}
 
-    root: Path | None = Field(default=None, description="GraphRAG project whose settings.yaml names the model")
+
+class VerifierSpec(BaseModel):
+    """Which verifier a run uses, and its options as given; model options left None come from
+    the settings files."""
+
+    name: str = "lexical"
+    root: Path | None = Field(default=None, description="project folder whose settings name the model")
     model: str | None = None
     base_url: str | None = None
     provider: str | None = None
@@ -30,50 +56,32 @@ class VerifierOptions(BaseModel):
         return {name: getattr(self, name) for name in fields}
 
 
-def verifier_settings(verifier: Verifier) -> dict[str, Any]:
-    """What decides a verifier's answers (for resume checkpoints and reports); never secrets,
-    never throughput settings such as concurrency."""
-    from veritrail_graphrag.verifiers.lexical import LexicalVerifier
-    from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
+class ModelCalls(BaseModel):
+    """What a dry run needs to price a verifier's calls."""
 
-    if isinstance(verifier, LexicalVerifier):
-        return {"lexical": verifier.config.model_dump(mode="json")}
-    if isinstance(verifier, LLMVerifier):
-        fields = ("provider", "base_url", "model", "api_version", "azure_deployment", "temperature",
-                  "sample_temperature", "seed", "max_output_tokens", "structured_output", "local_model")  # fmt: skip
-        settings = verifier.config.model_dump(mode="json", include=set(fields))
-        return {
-            "llm": {
-                **settings,
-                "input_limit": verifier.config.input_limit,
-                "samples": verifier.samples,
-                "min_agreement": verifier.min_agreement,
-            }
-        }
-    return {"class": f"{type(verifier).__module__}.{type(verifier).__qualname__}"}
+    model: str
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    samples: int = 1
 
 
-def settings_after_run(verifier: Verifier) -> dict[str, Any]:
-    """`verifier_settings` plus what the run found out, for the report: the answer format an LLM
-    endpoint accepted (kept out of the resume key, which must be known before the first call)."""
-    settings = verifier_settings(verifier)
-    from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
+@dataclass(frozen=True)
+class PreparedVerifier:
+    """A spec with its settings read. `concurrency`: calls in flight the settings ask for (None:
+    the engine's default); `model_calls`: None when the verifier calls no model."""
 
-    if isinstance(verifier, LLMVerifier):
-        settings["llm"]["answer_format"] = verifier.client.rung.value
-    return settings
+    build: Callable[[], Verifier]
+    concurrency: int | None = None
+    model_calls: ModelCalls | None = None
 
 
-def make_verifier(name: str, options: VerifierOptions | None = None) -> Verifier:
-    options = options or VerifierOptions()
-    if name == "lexical":
-        from veritrail_graphrag.verifiers.lexical import LexicalVerifier
+def registration(name: str) -> Registration:
+    try:
+        return VERIFIERS[name]
+    except KeyError:
+        raise UsageError(f"unknown verifier {name!r}; choose one of: {', '.join(VERIFIERS)}") from None
 
-        return LexicalVerifier()
-    if name == "llm":
-        from veritrail_graphrag.project_llm import project_llm_config
-        from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
 
-        config = project_llm_config(options.root, options.llm_overrides())
-        return LLMVerifier.from_config(config, samples=options.samples, min_agreement=options.min_agreement)
-    raise ValueError(f"unknown verifier {name!r}; choose one of: {', '.join(VERIFIERS)}")
+def prepare_verifier(spec: VerifierSpec) -> PreparedVerifier:
+    prepare: Callable[[VerifierSpec], PreparedVerifier] = pkgutil.resolve_name(registration(spec.name).prepare)
+    return prepare(spec)
+

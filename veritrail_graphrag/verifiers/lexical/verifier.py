@@ -6,13 +6,16 @@ leave the machine) and so that a run can be triaged before paying for an LLM jud
 
 from __future__ import annotations
 
+from typing import Any
+
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
 from veritrail_graphrag.verifiers.lexical.judge import judge_claim
 from veritrail_graphrag.verifiers.lexical.select import select_sentences
+from veritrail_graphrag.verifiers.registry import PreparedVerifier, VerifierSpec
 
-__all__ = ["LexicalConfig", "LexicalVerifier"]
+__all__ = ["LexicalConfig", "LexicalVerifier", "prepare"]
 
 
 class LexicalVerifier:
@@ -44,3 +47,11 @@ class LexicalVerifier:
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
         """Verdict from how much of the claim the excerpts cover, minus contradictions."""
         return judge_claim(claim.text, [excerpt.text for excerpt in excerpts], self.config)
+
+    def settings(self, *, after_run: bool = False) -> dict[str, Any]:
+        return {"lexical": self.config.model_dump(mode="json")}
+
+
+def prepare(spec: VerifierSpec) -> PreparedVerifier:
+    """Nothing to read: the lexical verifier has no settings files and calls no model."""
+    return PreparedVerifier(build=LexicalVerifier)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from veritrail_graphrag.errors import EndpointError, LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
@@ -31,6 +31,7 @@ from veritrail_graphrag.models import (
     Verdict,
     VerdictResult,
 )
+from veritrail_graphrag.project_llm import project_llm_config
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
 from veritrail_graphrag.verifiers.llm.parsing import (
@@ -47,6 +48,7 @@ from veritrail_graphrag.verifiers.llm.prompts import (
     verdict_prompt,
 )
 from veritrail_graphrag.verifiers.llm.schemas import EvidenceAnswer, VerdictAnswer
+from veritrail_graphrag.verifiers.registry import ModelCalls, PreparedVerifier, VerifierSpec
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
 # A claim and its sub-claims, as shown in Evidence Selection and verdict prompts.
@@ -54,6 +56,9 @@ CLAIM_ROOM_TOKENS = 400
 # Below this a prompt could not show one ordinary sentence; such a limit is a mistake in the settings.
 MIN_PROMPT_CHARS = 600
 _A = TypeVar("_A")
+# What decides the answers (the resume key and the report); never the key, timeouts or concurrency.
+ANSWER_SETTINGS = ("provider", "base_url", "model", "api_version", "azure_deployment", "temperature",
+                   "sample_temperature", "seed", "max_output_tokens", "structured_output", "local_model")  # fmt: skip
 
 
 class LLMVerifier:
@@ -237,3 +242,28 @@ class LLMVerifier:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+    def settings(self, *, after_run: bool = False) -> dict[str, Any]:
+        """The model settings that change answers, and the sampling; after the run, also the
+        answer format the endpoint accepted."""
+        settings = self.config.model_dump(mode="json", include=set(ANSWER_SETTINGS))
+        described = {
+            **settings,
+            "input_limit": self.config.input_limit,
+            "samples": self.samples,
+            "min_agreement": self.min_agreement,
+        }
+        if after_run:
+            described["answer_format"] = self.client.rung.value
+        return {"llm": described}
+
+
+def prepare(spec: VerifierSpec) -> PreparedVerifier:
+    """The LLM settings, resolved once for the run: the project's settings.yaml, veritrail.toml,
+    VERITRAIL_* variables, then the command line's options."""
+    config = project_llm_config(spec.root, spec.llm_overrides())
+    return PreparedVerifier(
+        build=lambda: LLMVerifier.from_config(config, samples=spec.samples, min_agreement=spec.min_agreement),
+        concurrency=config.concurrency,
+        model_calls=ModelCalls(model=config.model, prices=config.prices, samples=spec.samples),
+    )
