@@ -1,9 +1,20 @@
-"""Markers shared by the test modules (see `samples.py`)."""
+"""Markers and session fixtures shared by the test modules (see `samples.py`)."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+from typing import NamedTuple
+
 import pytest
-from samples import require_shared
+from samples import copy_sample, require_shared
+
+import veritrail_graphrag.cli as cli
+from veritrail_graphrag.cli_options import AuditFlags
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.output_lock import OutputLock
+from veritrail_graphrag.report import AuditReport
+from veritrail_graphrag.targets import graphrag_query_target
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -13,3 +24,26 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers("needs_shared"):
         require_shared(*mark.args)
+
+
+class AuditedSample(NamedTuple):
+    """The bundled GraphRAG sample audited once per session: the in-memory report, the DAG it
+    read and the folder holding report.json, report.md, report.html and the parquet tables."""
+
+    report: AuditReport
+    dag: DAG
+    folder: Path
+
+
+@pytest.fixture(scope="session")
+def audited_sample(tmp_path_factory: pytest.TempPathFactory) -> AuditedSample:
+    root = copy_sample("graphrag-christmas-carol", tmp_path_factory.mktemp("audited") / "carol")
+    target = graphrag_query_target(root)
+    flags = AuditFlags()
+    prepared, config = flags.setup(target.project_root)
+    out = target.out_dir
+    with OutputLock(out / "report.json") as lock:
+        report = asyncio.run(
+            cli._run(target, None, flags, prepared, config, out / "report.json", out / "report.md", lock, cli._Tally())
+        )
+    return AuditedSample(report, target.dag, out)

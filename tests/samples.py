@@ -18,8 +18,9 @@ import pytest
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_runs"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 GENERATED = shutil.ignore_patterns(
-    "report.json", "report.md", ".*.partial.jsonl", ".*.lock", "index-audit", "*.veritrail"
-)
+    "report.json", "report.md", "report.html", "claims.parquet", "evidence.parquet", ".*.partial.jsonl", ".*.lock",
+    "index-audit", "*.veritrail",
+)  # fmt: skip
 
 
 def copy_sample(name: str, target: Path) -> Path:

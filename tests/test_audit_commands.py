@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
 from veritrail_graphrag import Verdict
+from veritrail_graphrag.report import AuditReport
 from veritrail_graphrag.targets import graphrag_query_target
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_runs"
@@ -26,7 +27,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def _report(folder: Path) -> dict:
-    return json.loads((folder / "report.json").read_text())
+    """report.json as full objects (the file names nodes by their row in its node table)."""
+    return AuditReport.load(folder / "report.json").model_dump(mode="json")
 
 
 def test_audit_of_the_saved_query_run_writes_reports_in_its_folder(project: Path) -> None:

@@ -1,6 +1,7 @@
 """Running an audit: claims in, report out, with a checkpoint (`checkpoint.py`) so an
 interrupted audit resumes. With the LLM cache, even the claims that were in flight when it stopped
-cost nothing to redo. The report is written atomically and the checkpoint removed after. The
+cost nothing to redo. The report is written atomically and the checkpoint removed after; beside a
+report.md come report.html and the parquet tables, all of them new or all as they were. The
 whole run holds the report's lock (`output_lock.py`): a second audit into the same report stops
 at once instead of mixing its checkpoint and report with this one's.
 """
@@ -19,9 +20,14 @@ from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import VerifierError
+from veritrail_graphrag.files import Content, write_together
 from veritrail_graphrag.models import Claim
 from veritrail_graphrag.output_lock import OutputLock
 from veritrail_graphrag.report import AuditReport, ClaimFailure, summarize
+from veritrail_graphrag.report_html import write_html
+from veritrail_graphrag.report_markdown import MD_LIMIT, render_markdown
+from veritrail_graphrag.report_records import NodeInfo, touched_nodes
+from veritrail_graphrag.report_tables import claims_table, evidence_table, write_parquet
 from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
 
@@ -41,6 +47,8 @@ async def run_audit(
     citations: Mapping[str, Sequence[SentenceCitations]] | None = None,
     extraction_failures: Sequence[ClaimFailure] = (),
     lock: OutputLock | None = None,
+    full_trail: bool = False,
+    md_limit: int = MD_LIMIT,
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically.
 
@@ -49,6 +57,7 @@ async def run_audit(
     `citations` (per terminal, per sentence: what the output cites) adds citation accuracy.
     `lock`: the report's lock when the caller took it earlier (the CLI does, before extracting
     claims); otherwise it is taken here (`OutputBusyError` when another process holds it).
+    `full_trail` keeps the texts of the nodes read in the report; `md_limit` caps report.md's claims.
     """
     if lock is not None and (lock.report_path != report_path or not lock.held):
         raise ValueError(f"the lock given is not held on {report_path}")
@@ -57,7 +66,7 @@ async def run_audit(
         key = audit_key(dag, terminal, verifier_name, settings, engine.config)
         checkpoint = Checkpoint(report_path, key)
         texts = {c.id: c.text for c in claims}
-        done = checkpoint.load() if resume else {}
+        done = checkpoint.load(dag) if resume else {}
         done = {cid: r for cid, r in done.items() if texts.get(cid) == r.claim.text}
         checkpoint.start(keep=bool(done))
         for result in done.values():
@@ -87,10 +96,13 @@ async def run_audit(
         failures.sort(key=lambda f: [c.id for c in claims].index(f.claim.id))
         failures = [*extraction_failures, *failures]
 
+        terminals = [terminal] if isinstance(terminal, str) else list(dict.fromkeys(terminal[c.id] for c in claims))
+        touched = {n for n in {*terminals, *(f.terminal for f in failures)} if n in dag}
+        touched = touched.union(*(touched_nodes(r) for r in results))
         report = AuditReport(
             tool_version=__version__,
             source=source,
-            terminals=[terminal] if isinstance(terminal, str) else list(dict.fromkeys(terminal[c.id] for c in claims)),
+            terminals=terminals,
             verifier=verifier_name,
             verifier_settings=verifier_settings(engine.verifier, after_run=True),
             config=engine.config,
@@ -100,8 +112,26 @@ async def run_audit(
             failed=failures,
             resumed_claims=len(done),
             usage=usage_report(engine.verifier),
+            dag_fingerprint=dag.fingerprint(),
+            full_trail=full_trail,
+            nodes={n: NodeInfo.of(dag.node(n), full_trail) for n in sorted(touched, key=lambda n: (-dag.stage(n), n))},
         )
-        report.save(report_path, markdown_path)
+        write_outputs(report, report_path, markdown_path, md_limit)
         if not failures:
             checkpoint.remove()
         return report
+
+
+def write_outputs(report: AuditReport, report_path: Path, markdown_path: Path | None, md_limit: int = MD_LIMIT) -> None:
+    """report.json; with `markdown_path`, the folder's other readings too: report.md, report.html
+    beside it, claims.parquet and evidence.parquet beside report.json. All new or all as they were."""
+    files: list[tuple[Path, Content]] = [(report_path, report.write_json)]
+    if markdown_path is not None:
+        folder = report_path.parent
+        files += [
+            (markdown_path, render_markdown(report, md_limit).encode()),
+            (markdown_path.with_suffix(".html"), lambda out: write_html(report, out)),
+            (folder / "claims.parquet", lambda out: write_parquet(claims_table(report), out)),
+            (folder / "evidence.parquet", lambda out: write_parquet(evidence_table(report), out)),
+        ]
+    write_together(files)

@@ -1,5 +1,8 @@
 """The checkpoint of an audit: finished claims, one JSON line each, beside the report.
 
+A line is the claim's record as report.json version 2 stores it (`report_records.py`): ids, whose
+texts come back from the DAG on resume.
+
 Each finished claim is appended (flushed and fsynced), so a crash, Ctrl-C or kill loses at most
 the claims that were in flight. A re-run with the same DAG, terminal, verifier and settings (the
 key, in the file's name and its first line) takes those claims from here instead of verifying
@@ -20,9 +23,10 @@ from typing import Any, TextIO
 from pydantic import BaseModel, ValidationError
 
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.errors import OutputError
+from veritrail_graphrag.errors import DagError, OutputError
 from veritrail_graphrag.files import atomic_write_text
 from veritrail_graphrag.models import TrailConfig
+from veritrail_graphrag.report_records import ClaimRecord, DagTexts, from_record, to_record
 from veritrail_graphrag.trail import ClaimResult
 
 
@@ -44,10 +48,7 @@ def audit_key(
     for part in (where, verifier, json.dumps(settings, sort_keys=True), traversal):
         digest.update(part.encode())
         digest.update(b"\0")
-    for node in dag:
-        digest.update(f"{node.id}\0{node.stage}\0{node.text}\0".encode())
-    for source, target in dag.edges:
-        digest.update(f"{source}\0{target}\0".encode())
+    digest.update(dag.fingerprint().encode())
     return digest.hexdigest()
 
 
@@ -62,7 +63,8 @@ class Checkpoint:
         self.key = key
         self._handle: TextIO | None = None
 
-    def load(self) -> dict[str, ClaimResult]:
+    def load(self, dag: DAG) -> dict[str, ClaimResult]:
+        """The finished claims, texts resolved from `dag` (the key guarantees it is theirs)."""
         if not self.path.exists():
             return {}
         lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -75,8 +77,8 @@ class Checkpoint:
         done: dict[str, ClaimResult] = {}
         for line in lines[1:]:
             try:
-                result = ClaimResult.model_validate_json(line)
-            except ValidationError:
+                result = from_record(ClaimRecord.model_validate_json(line), DagTexts(dag))
+            except (ValidationError, ValueError, IndexError, DagError):
                 continue
             done[result.claim.id] = result
         return done
@@ -104,7 +106,7 @@ class Checkpoint:
         if self._handle is None:
             raise RuntimeError("Checkpoint.append before start")
         try:
-            self._handle.write(result.model_dump_json() + "\n")
+            self._handle.write(to_record(result).dump().decode() + "\n")
             self._handle.flush()
             os.fsync(self._handle.fileno())
         except OSError as exc:

@@ -106,6 +106,8 @@ async def _run(
                 citations=target.citations,
                 extraction_failures=extraction_failures,
                 lock=lock,
+                full_trail=flags.full_trail,
+                md_limit=flags.md_limit,
             )
     finally:
         await close(verifier)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, model_validator
 
 from veritrail_graphrag.errors import UsageError
 from veritrail_graphrag.models import TrailConfig
+from veritrail_graphrag.report_markdown import MD_LIMIT
 from veritrail_graphrag.verifiers.registry import (
     VERIFIERS,
     PreparedVerifier,
@@ -101,6 +102,14 @@ class AuditFlags(VerifierFlags):
         bool,
         typer.Option(help="Exit with code 1 when any claim is not Fully Supported (for CI gates)."),
     ] = False
+    full_trail: Annotated[
+        bool,
+        typer.Option(help="Keep the full text of every node read in report.json (for debugging a verifier)."),
+    ] = False
+    md_limit: Annotated[
+        int,
+        typer.Option(min=0, help="Claims listed in report.md (the flagged first); all are in report.json."),
+    ] = MD_LIMIT
 
     def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[PreparedVerifier, TrailConfig]:
         """The verifier, prepared once (its settings read), and the traversal settings;

@@ -7,6 +7,7 @@ sentences lazily, once per node, the first time the engine reads the node: a Gra
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ class DAG:
         self._sentences: dict[str, list[Sentence]] = {}
         self._roots = frozenset(n for n in graph if graph.in_degree(n) == 0)
         self._sinks = [n for n in graph if graph.out_degree(n) == 0]
+        self._fingerprint: str | None = None
 
     @classmethod
     def from_records(
@@ -151,6 +153,19 @@ class DAG:
             edges=list(self._graph.edges),
         )
         atomic_write_text(Path(path), document.model_dump_json(indent=1))
+
+    def fingerprint(self) -> str:
+        """sha256 of every node's id, stage and text and of every edge: two DAGs with the same
+        fingerprint give an audit the same texts (a report stores it so that a DAG re-read from
+        the run's artifacts can be checked before its texts fill in the report's)."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            for node in self._nodes.values():
+                digest.update(f"{node.id}\0{node.stage}\0{node.text}\0".encode())
+            for source, target in self._graph.edges:
+                digest.update(f"{source}\0{target}\0".encode())
+            self._fingerprint = digest.hexdigest()
+        return self._fingerprint
 
     def __len__(self) -> int:
         return len(self._nodes)

@@ -103,6 +103,10 @@ class UsageError(VeriTrailError):
         return cls(f"{', '.join(given)} {verbs[0] if len(given) == 1 else verbs[1]} {rest}")
 
 
+class ReportError(VeriTrailError):
+    """A report file cannot be read back (not a report, unknown version, a text it lacks)."""
+
+
 class OutputError(VeriTrailError):
     """A report, checkpoint or log cannot be written; names the file."""
 

@@ -1,26 +1,40 @@
-"""The audit report: a pydantic model (the JSON file) and its markdown rendering.
+"""The audit report: a pydantic model, and report.json (version 2) written and read.
 
-Computing lives in the engine; this module only counts and renders. The terminal's rendering is
-`report_console.py`.
+Computing lives in the engine; this module only counts, writes and reads. Renderings are
+`report_markdown.py`, `report_html.py`, `report_tables.py` (parquet) and `report_console.py`.
+
+report.json version 2 stores each text once: the claims' records hold ids (`report_records.py`),
+sentence texts are in one table, nodes (stage, kind, GraphRAG ids) in another. A root's full text
+is not copied unless the audit ran with `--full-trail`: the run's artifacts hold it, and
+`dag_fingerprint` tells a reader whether a DAG re-read from them is the one the audit read. The
+file is written compactly, claim by claim, into a temp file renamed over the report.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic_core import to_json
 
 from veritrail_graphrag.citation_accuracy import CitationSummary, summarize_citations
-from veritrail_graphrag.citations import ClaimCitations
-from veritrail_graphrag.files import Content, write_together
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.errors import DagError, ReportError
+from veritrail_graphrag.files import read_json, write_together
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
+from veritrail_graphrag.report_records import ClaimRecord, NodeInfo, NodeRow, TableTexts, from_record, sentence_ref, to_record
 from veritrail_graphrag.trail import ClaimResult
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
+_NODES = TypeAdapter(list[NodeRow])
+_RECORDS = TypeAdapter(list[ClaimRecord])
+_SENTENCES = TypeAdapter(dict[str, str])
+_T = TypeVar("_T")
 
 
 class ClaimFailure(BaseModel):
@@ -63,16 +77,85 @@ class AuditReport(BaseModel):
     usage: UsageReport | None = Field(
         default=None, description="model calls, tokens and cost: total, per claim and per call kind"
     )
+    dag_fingerprint: str | None = Field(
+        default=None, description="the DAG the audit read (DAG.fingerprint): re-read from the run, it gives root texts"
+    )
+    full_trail: bool = Field(default=False, description="--full-trail: node texts in `nodes`, and each prompt's record")
+    nodes: dict[str, NodeInfo] = Field(
+        default_factory=dict, description="every node the results name; in the file a list, claims naming rows by position"
+    )
     results: list[ClaimResult]
     failed: list[ClaimFailure] = Field(default_factory=list)
 
-    def save(self, path: Path, markdown_path: Path | None = None) -> None:
-        """The JSON report, and its markdown rendering when `markdown_path` is given: both new or
-        both as they were (`write_together`)."""
-        files: list[tuple[Path, Content]] = [(path, self.model_dump_json(indent=2).encode())]
-        if markdown_path is not None:
-            files.append((markdown_path, render_markdown(self).encode()))
-        write_together(files)
+    def save(self, path: Path) -> None:
+        """report.json version 2, atomically (`audit.write_outputs` writes it with the files beside it)."""
+        write_together([(path, self.write_json)])
+
+    def write_json(self, out: BinaryIO, *, html_safe: bool = False) -> None:
+        """Stream the version 2 JSON: one claim record at a time, then the tables they refer to.
+
+        `html_safe` writes every `<` as `\\u003c` (same JSON), for a `<script>` element."""
+        escape: Callable[[bytes], bytes] = (lambda b: b.replace(b"<", b"\\u003c")) if html_safe else (lambda b: b)
+        row_of = {node_id: row for row, node_id in enumerate(self.nodes)}
+        head = self.model_dump_json(exclude={"results", "nodes", "report_version"}).encode()
+        out.write(escape(b'{"report_version":%d,' % REPORT_VERSION + head[1:-1] + b',"results":['))
+        sentences: dict[str, str] = {}
+        for number, result in enumerate(self.results):
+            for it in result.iterations:
+                sentences.update((sentence_ref(s, row_of), s.text) for s in (*it.evidence, *it.context))
+            out.write((b"," if number else b"") + escape(to_record(result, batches=self.full_trail, number=row_of).dump()))
+        out.write(escape(b'],"sentences":' + to_json(sentences)))
+        rows = [NodeRow(id=node_id, **info.model_dump()) for node_id, info in self.nodes.items()]
+        out.write(escape(b',"nodes":' + _NODES.dump_json(rows, exclude_defaults=True) + b"}"))
+
+    @classmethod
+    def load(cls, path: Path, dag: DAG | None = None) -> AuditReport:
+        """A report file (version 1 or 2) as full objects, texts resolved. A root's full text
+        comes from the file (--full-trail) or from `dag`, which must be the DAG the audit read;
+        without either it is empty (its selected sentences are in the evidence)."""
+        data = read_json(path, ReportError)
+        if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
+            raise ReportError("not a veritrail report", file=path)
+        version = data.get("report_version")
+        if version not in (1, REPORT_VERSION):
+            raise ReportError(f"report version {version!r} is not 1 or {REPORT_VERSION}", file=path)
+        try:
+            if version == 1:
+                return cls.model_validate(data)
+            records = _validated(_RECORDS, data.pop("results", []), "results", path)
+            rows = _validated(_NODES, data.pop("nodes", []), "nodes", path)
+            sentences = _validated(_SENTENCES, data.pop("sentences", {}), "sentences", path)
+            nodes = {row.id: NodeInfo(**row.model_dump(exclude={"id"})) for row in rows}
+            report = cls.model_validate({**data, "results": [], "nodes": nodes})
+        except ValidationError as exc:
+            raise ReportError(_first_problem(exc), file=path) from None
+        if dag is not None and report.dag_fingerprint not in (None, dag.fingerprint()):
+            raise ReportError("the DAG given is not the one this audit read (its fingerprint differs)", file=path)
+        texts = TableTexts(sentences, report.nodes, dag)
+        for number, record in enumerate(records):
+            try:
+                report.results.append(from_record(record, texts))
+            except (KeyError, IndexError, DagError) as exc:
+                raise ReportError(
+                    f"results[{number}] (claim {record.claim.id!r}) names a text the report does not hold: {exc}",
+                    file=path,
+                    row=number,
+                    ids=[record.claim.id],
+                ) from None
+        return report
+
+
+def _first_problem(exc: ValidationError, table: str = "") -> str:
+    problem = exc.errors()[0]
+    return f"{'.'.join(map(str, (table, *problem['loc']) if table else problem['loc']))}: {problem['msg']}"
+
+
+def _validated(adapter: TypeAdapter[_T], value: Any, table: str, path: Path) -> _T:
+    """One table of the file, or a `ReportError` naming the table, row and field."""
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        raise ReportError(_first_problem(exc, table), file=path) from None
 
 
 def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) -> Summary:
@@ -109,93 +192,3 @@ def stages_text(result: ClaimResult) -> str:
     return ", ".join(map(str, result.error_stages))
 
 
-def render_markdown(report: AuditReport) -> str:
-    s = report.summary
-    terminals = ", ".join(f"`{t}`" for t in report.terminals[:10])
-    if len(report.terminals) > 10:
-        terminals += f" and {len(report.terminals) - 10} more"
-    lines = [
-        f"# VeriTrail audit of `{report.source}`",
-        "",
-        f"Terminal(s) {terminals}, verifier `{report.verifier}`, q={report.config.q}, {report.created}.",
-        "",
-        *(f"> Note: {note}\n" for note in report.dag_metadata.get("notes", [])),
-        "| verdict | claims |",
-        "|---|---|",
-        *(f"| {v} | {n} |" for v, n in s.verdicts.items()),
-        "",
-        f"Nodes read: {s.nodes_read} of {s.nodes_in_dag} ({s.mean_nodes_read_per_claim} per claim on average).",
-        "",
-    ]
-    if s.error_stages or s.unlocalized:
-        lines += ["## Where unsupported claims were introduced", "", "| stage | claims |", "|---|---|"]
-        lines += [f"| {stage} | {n} |" for stage, n in s.error_stages.items()]
-        if s.unlocalized:
-            lines.append(f"| no stage can be named | {s.unlocalized} |")
-        lines.append("")
-    if s.citations is not None:
-        lines += citation_lines(s.citations, report.results)
-    if report.failed:
-        lines += [f"## Claims that could not be verified ({len(report.failed)})", ""]
-        lines += [f"- `{f.claim.id}` {f.claim.text}: {f.error}" for f in report.failed]
-        lines += ["", "Re-run the same command to retry them; verified claims are not asked again.", ""]
-    unsupported = [r for r in report.results if r.verdict is not Verdict.FULLY_SUPPORTED]
-    if unsupported:
-        lines += ["## Claims that are not fully supported", ""]
-    for r in unsupported:
-        lines += [
-            f"### `{r.claim.id}`: {r.verdict.value}",
-            "",
-            f"> {r.claim.text}",
-            "",
-            f"- Error stage(s): {stages_text(r) or 'n/a'}. {r.error_note}".rstrip(),
-            f"- Interim verdicts: {', '.join(v.value for v in r.interim_verdicts)}",
-            f"- Reasoning: {r.reasoning}",
-        ]
-        if r.citations is not None:
-            lines.append(f"- Citations: {_cited_cell(r.citations)}")
-        for it in r.iterations:
-            evidence = "; ".join(f"`{e.id}` {e.text}" for e in it.evidence[:5]) or "none"
-            lines.append(f"- Iteration {it.index} ({it.verdict.value}), checked {len(it.checked)} node(s): {evidence}")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _percent(rate: float | None) -> str:
-    return "" if rate is None else f"{rate:.0%}"
-
-
-def _cited_cell(c: ClaimCitations) -> str:
-    if c.uncited:
-        return "none"
-    parts = [f"`{n}` evidence" for n in c.supporting]
-    parts += [f"`{n}` **no evidence**" for n in c.no_evidence]
-    parts += [f"`{n}` not reached" for n in c.not_reached]
-    parts += [f"`{label}` not upstream of the output" for label in c.unknown]
-    notes = (" (+more)" if c.incomplete else "") + (" (a marker shared by the paragraph)" if c.shared else "")
-    return ", ".join(parts) + notes
-
-
-def citation_lines(c: CitationSummary, results: list[ClaimResult]) -> list[str]:
-    """The citation-accuracy section of report.md: rates, then the mis-cited claims."""
-    lines = [
-        "## Citations",
-        "",
-        "| claims that | count | rate |",
-        "|---|---|---|",
-        f"| cite nothing | {c.uncited} of {c.claims} | {_percent(c.uncited_rate)} |",
-        f"| have an evidence trail through a cited node | {c.in_trail} of {c.citing_known_nodes} citing |"
-        f" {_percent(c.in_trail_rate)} |",
-        f"| cite a node that yielded no evidence (mis-cited) | {c.miscited} of {c.citing_known_nodes} citing |"
-        f" {_percent(c.miscited_rate)} |",
-        f"| end their citation list in +more | {c.incomplete} | |",
-        f"| cite records not upstream of the output | {c.with_unknown} | |",
-        f"| cite through a marker their paragraph shares | {c.shared} | |",
-        "",
-    ]
-    miscited = [r for r in results if r.citations is not None and r.citations.miscited]
-    if miscited:
-        lines += [f"Mis-cited claims ({len(miscited)}):", ""]
-        lines += [f"- `{r.claim.id}` {r.claim.text}: {_cited_cell(r.citations)}" for r in miscited if r.citations]
-        lines.append("")
-    return lines
