@@ -1,14 +1,17 @@
 """Size and cost of an audit's reports: report.json, report.html, report.md and the parquet tables.
 
-    python benchmarks/report_size.py ../shared/fixtures/graphrag-verbs-data [--skip-all] [--no-browser]
+    python benchmarks/report_size.py ../shared/fixtures/graphrag-verbs-data \
+        [--book-log ../shared/benchmarks/booookscore-hier-logs/claude-88000-hier.json] [--skip-all] [--no-browser]
 
 Runs, each in its own process with the offline verifier (wall time and peak RSS from `wait4`):
 the bundled sample (`veritrail audit sample_runs/graphrag-christmas-carol`, 7 claims),
 `audit-index --reports 20` and `audit-index --all` on a copy of GraphRAG's *A Christmas Carol*
-index (3,365 claims). Prints each file's size, bytes per claim, and for report.html the time until
-the page is interactive in headless Chromium (Debian's, driven by Playwright) and the time one
-filter takes. Targets (issue 10): sample report.json < 100 KB, `--all` < 14 MB, `--reports 20`
-< 12 KB per claim, `--all` report.html < 20 MB and interactive within 3 s.
+index (3,365 claims), and with `--book-log` one BooookScore book (`--book`, default the one with
+the longest final summary). Prints each file's size, bytes per claim, report.json and the
+evidence.parquet that holds its sentence texts together, and for report.html the time until the
+page is interactive in headless Chromium (Debian's, driven by Playwright) and the time one filter
+takes. Targets (issue 10): 10x smaller than version 1 (sample report.json < 100 KB, `--all`
+< 14 MB, `--reports 20` < 12 KB per claim), `--all` report.html < 20 MB and interactive within 3 s.
 """
 
 from __future__ import annotations
@@ -52,6 +55,11 @@ def _copy_index(data: Path, into: Path) -> Path:
     return into
 
 
+def _longest_book(log: Path) -> str:
+    books = json.loads(log.read_text(encoding="utf-8"))
+    return max(books, key=lambda book: len(books[book]["final_summary"]))
+
+
 def _interactive(page_path: Path) -> tuple[float, float]:
     """(seconds until the page has drawn its first cards, seconds for one verdict filter)."""
     from playwright.sync_api import sync_playwright
@@ -79,6 +87,8 @@ def measure(name: str, args: list[str], folder: Path, browser: bool) -> None:
     for file in FILES:
         size = (folder / file).stat().st_size
         print(f"  {file:17} {size / 1e6:8.3f} MB  {size / max(claims, 1) / 1e3:7.1f} KB per claim")
+    together = sum((folder / file).stat().st_size for file in ("report.json", "evidence.parquet"))
+    print(f"  report.json with its sentence texts (evidence.parquet): {together / 1e6:.3f} MB")
     if browser:
         ready, filtered = _interactive(folder / "report.html")
         print(f"  report.html interactive after {ready:.2f} s in headless Chromium; a verdict filter took {filtered:.2f} s")
@@ -87,6 +97,8 @@ def measure(name: str, args: list[str], folder: Path, browser: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("index", type=Path, help="GraphRAG's Christmas Carol index (../shared/fixtures/graphrag-verbs-data)")
+    parser.add_argument("--book-log", type=Path, help="a BooookScore hierarchical output (claude-88000-hier.json)")
+    parser.add_argument("--book", help="the book to audit in --book-log (default: the longest final summary)")
     parser.add_argument("--skip-all", action="store_true", help="leave out the 3,365-claim --all audit")
     parser.add_argument("--no-browser", action="store_true", help="do not time report.html in Chromium")
     options = parser.parse_args()
@@ -94,6 +106,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         sample = copy_sample("graphrag-christmas-carol", Path(work) / "carol")
         measure("sample (audit)", ["audit", str(sample)], sample / "output/veritrail/queries/handwritten-1", browser)
+        if options.book_log:
+            log = Path(work) / "books" / options.book_log.name
+            log.parent.mkdir()
+            shutil.copy2(options.book_log, log)
+            book = options.book or _longest_book(log)
+            measure(f"BooookScore book {book}", ["audit", str(log), "--book", book], log.with_suffix(".veritrail"), browser)
         index = _copy_index(options.index, Path(work) / "index20")
         measure("audit-index --reports 20", ["audit-index", str(index), "--reports", "20"],
                 index / "veritrail" / "index-audit", browser)  # fmt: skip

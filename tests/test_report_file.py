@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -55,31 +56,53 @@ def test_every_text_is_stored_once_and_claims_hold_ids(audited_sample: AuditedSa
     raw = (audited_sample.folder / "report.json").read_bytes()
     data = json.loads(raw)
     assert data["report_version"] == 2 and b"\n" not in raw.strip()
+    assert len(raw) < 100_000  # issue 10's target for the sample (1.02 MB in version 1)
     assert data["dag_fingerprint"] == audited_sample.dag.fingerprint()
-    sentences = data["sentences"]
-    for record in data["results"]:
-        for it in record["iterations"]:
-            assert all(isinstance(s, str) and s in sentences for s in it["evidence"])
-            assert "batches" not in it  # the prompts' records are for --full-trail
-            assert all(e.get("text") is None for e in it.get("excerpts", []) if e["is_root"])
-    nodes = {row["id"]: row for row in data["nodes"]}
-    assert [n for r in data["results"] for it in r["iterations"] for n in it["checked"] if not isinstance(n, int)] == []
-    roots = {n for n in nodes if audited_sample.dag.is_root(n)}
-    assert roots and all("text" not in nodes[n] for n in roots)
-    row = {row["id"]: n for n, row in enumerate(data["nodes"])}
+    assert data["sentence_texts"] == "evidence.parquet" and "sentences" not in data
+    nodes = pd.DataFrame(data["nodes"]).set_index("node_id")
+    row = {node_id: n for n, node_id in enumerate(nodes.index)}
     used = {
         f"{row[s.node_id]}#{s.index}"
         for r in audited_sample.report.results
         for it in r.iterations
         for s in (*it.evidence, *it.context)
     }
-    assert len(used) > 100 and set(sentences) == used
+    assert len(used) > 100
+    for record in data["results"]:
+        for it in record["iterations"]:
+            assert set(it["evidence"]) <= used
+            assert "batches" not in it  # the prompts' records are for --full-trail
+            assert all(e.get("text") is None for e in it.get("excerpts", []) if e["is_root"])
+    assert [n for r in data["results"] for it in r["iterations"] for n in it["checked"] if not isinstance(n, int)] == []
+    assert "text" not in data["nodes"]  # node texts are in the run's artifacts
     for result, record in zip(audited_sample.report.results, data["results"], strict=True):
         stored = json.dumps(record, ensure_ascii=False)
         assert not [s.text for it in result.iterations for s in it.evidence if json.dumps(s.text)[1:-1] in stored]
-    report_node = nodes["report:45"]
-    assert report_node["stage"] == 4 and report_node["kind"] == "community_report"
-    assert report_node["ids"]["human_readable_id"] == 45
+    texts = pd.read_parquet(audited_sample.folder / "evidence.parquet", columns=["sentence_id", "text"])
+    ids = list(nodes.index)
+    assert set(texts["sentence_id"]) == {f"{ids[int(r)]}#{n}" for r, n in (u.split("#") for u in used)}
+    assert nodes.loc["report:45", "stage"] == 4 and nodes.loc["report:45", "kind"] == "community_report"
+    assert nodes.loc["report:45", "human_readable_id"] == 45 and nodes.loc["report:45", "title"]
+
+
+def test_a_report_without_evidence_parquet_holds_its_sentences(audited_sample: AuditedSample, tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    audited_sample.report.save(path)
+    data = json.loads(path.read_text())
+    assert "sentence_texts" not in data and len(data["sentences"]) > 100
+    assert AuditReport.load(path, dag=audited_sample.dag).results == [
+        _without_prompts(r) for r in audited_sample.report.results
+    ]
+
+
+def test_a_report_parted_from_its_evidence_parquet(audited_sample: AuditedSample, tmp_path: Path) -> None:
+    """Copied alone, report.json says where its texts are; the DAG the audit read can give them."""
+    path = tmp_path / "report.json"
+    path.write_bytes((audited_sample.folder / "report.json").read_bytes())
+    with pytest.raises(ReportError, match="sentence texts are in evidence.parquet beside it, which cannot be read"):
+        AuditReport.load(path)
+    loaded = AuditReport.load(path, dag=audited_sample.dag)
+    assert loaded.results == [_without_prompts(r) for r in audited_sample.report.results]
 
 
 def test_loaded_with_the_dag_it_is_the_report_that_was_written(audited_sample: AuditedSample) -> None:
@@ -121,7 +144,10 @@ def test_the_checkpoint_holds_the_same_records(audited_sample: AuditedSample, tm
     [
         (lambda d: d.update(report_version=3), "report version 3 is not 1 or 2"),
         (lambda d: d.update(tool="other"), "not a veritrail report"),
-        (lambda d: d["sentences"].clear(), "names a text the report does not hold"),
+        (lambda d: d.pop("sentence_texts"), "names a text the report does not hold"),
+        (lambda d: d.update(sentence_texts="../evidence.parquet"), "must name a file beside the report"),
+        (lambda d: d["nodes"]["kind"].pop(), "nodes.kind: not a list of"),
+        (lambda d: d["nodes"]["stage"].__setitem__(3, "four"), "nodes row 3 .*stage"),
         (lambda d: d["results"][0].pop("verdict"), "results.0.verdict: Field required"),
     ],
 )
@@ -130,6 +156,7 @@ def test_a_broken_report_is_refused_by_name(audited_sample: AuditedSample, tmp_p
     change(data)
     path = tmp_path / "report.json"
     path.write_text(json.dumps(data))
+    shutil.copy(audited_sample.folder / "evidence.parquet", tmp_path)
     with pytest.raises(ReportError, match=problem) as caught:
         AuditReport.load(path)
     assert caught.value.file == str(path)
@@ -164,7 +191,8 @@ def test_full_trail_keeps_node_texts_and_prompts(tmp_path: Path) -> None:
     assert result.exit_code in (0, 1), result.output
     dag = DAG.from_json(TINY)
     data = json.loads(out.read_text())
-    assert data["full_trail"] and all(row["text"] == dag.node(row["id"]).text for row in data["nodes"])
+    nodes = data["nodes"]
+    assert data["full_trail"] and [dag.node(n).text for n in nodes["node_id"]] == nodes["text"]
     assert any(it.get("batches") for r in data["results"] for it in r["iterations"])
     loaded = AuditReport.load(out)
     roots = [e for r in loaded.results for it in r.iterations for e in it.excerpts if e.is_root]

@@ -27,7 +27,7 @@ from veritrail_graphrag.report import AuditReport, ClaimFailure, summarize
 from veritrail_graphrag.report_html import write_html
 from veritrail_graphrag.report_markdown import MD_LIMIT, render_markdown
 from veritrail_graphrag.report_records import NodeInfo, touched_nodes
-from veritrail_graphrag.report_tables import claims_table, evidence_table, write_parquet
+from veritrail_graphrag.report_tables import EVIDENCE_FILE, claims_table, evidence_table, write_parquet
 from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
 
@@ -124,14 +124,17 @@ async def run_audit(
 
 def write_outputs(report: AuditReport, report_path: Path, markdown_path: Path | None, md_limit: int = MD_LIMIT) -> None:
     """report.json; with `markdown_path`, the folder's other readings too: report.md, report.html
-    beside it, claims.parquet and evidence.parquet beside report.json. All new or all as they were."""
-    files: list[tuple[Path, Content]] = [(report_path, report.write_json)]
-    if markdown_path is not None:
-        folder = report_path.parent
-        files += [
-            (markdown_path, render_markdown(report, md_limit).encode()),
-            (markdown_path.with_suffix(".html"), lambda out: write_html(report, out)),
-            (folder / "claims.parquet", lambda out: write_parquet(claims_table(report), out)),
-            (folder / "evidence.parquet", lambda out: write_parquet(evidence_table(report), out)),
-        ]
+    beside it, claims.parquet and evidence.parquet beside report.json, which then holds the sentence
+    texts for report.json. All new or all as they were."""
+    if markdown_path is None:
+        write_together([(report_path, report.write_json)])
+        return
+    folder = report_path.parent
+    files: list[tuple[Path, Content]] = [
+        (report_path, lambda out: report.write_json(out, texts_in=EVIDENCE_FILE)),
+        (markdown_path, render_markdown(report, md_limit).encode()),
+        (markdown_path.with_suffix(".html"), lambda out: write_html(report, out)),
+        (folder / "claims.parquet", lambda out: write_parquet(claims_table(report), out)),
+        (folder / EVIDENCE_FILE, lambda out: write_parquet(evidence_table(report), out)),
+    ]
     write_together(files)

@@ -4,10 +4,12 @@ Computing lives in the engine; this module only counts, writes and reads. Render
 `report_markdown.py`, `report_html.py`, `report_tables.py` (parquet) and `report_console.py`.
 
 report.json version 2 stores each text once: the claims' records hold ids (`report_records.py`),
-sentence texts are in one table, nodes (stage, kind, GraphRAG ids) in another. A root's full text
-is not copied unless the audit ran with `--full-trail`: the run's artifacts hold it, and
-`dag_fingerprint` tells a reader whether a DAG re-read from them is the one the audit read. The
-file is written compactly, claim by claim, into a temp file renamed over the report.
+nodes (stage, kind, GraphRAG ids) are a table of columns, and the sentence texts are a table in the
+file, or, when an audit writes evidence.parquet beside it, that file's `text` column (the report
+names it in `sentence_texts`). A root's full text is not copied unless the audit ran with
+`--full-trail`: the run's artifacts hold it, and `dag_fingerprint` tells a reader whether a DAG
+re-read from them is the one the audit read. The file is written compactly, claim by claim, into a
+temp file renamed over the report.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic_core import to_json
 
@@ -27,11 +31,21 @@ from veritrail_graphrag.errors import DagError, ReportError
 from veritrail_graphrag.files import read_json, write_together
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
-from veritrail_graphrag.report_records import ClaimRecord, NodeInfo, NodeRow, TableTexts, from_record, sentence_ref, to_record
+from veritrail_graphrag.report_records import (
+    ClaimRecord,
+    NodeInfo,
+    TableTexts,
+    from_record,
+    full_sentence_id,
+    node_columns,
+    nodes_from_columns,
+    sentence_ref,
+    to_record,
+)
 from veritrail_graphrag.trail import ClaimResult
 
 REPORT_VERSION = 2
-_NODES = TypeAdapter(list[NodeRow])
+_COLUMNS = TypeAdapter(dict[str, list[Any]])
 _RECORDS = TypeAdapter(list[ClaimRecord])
 _SENTENCES = TypeAdapter(dict[str, str])
 _T = TypeVar("_T")
@@ -82,18 +96,23 @@ class AuditReport(BaseModel):
     )
     full_trail: bool = Field(default=False, description="--full-trail: node texts in `nodes`, and each prompt's record")
     nodes: dict[str, NodeInfo] = Field(
-        default_factory=dict, description="every node the results name; in the file a list, claims naming rows by position"
+        default_factory=dict,
+        description="every node the results name; in the file a table of columns, claims naming rows by position",
     )
     results: list[ClaimResult]
     failed: list[ClaimFailure] = Field(default_factory=list)
 
     def save(self, path: Path) -> None:
-        """report.json version 2, atomically (`audit.write_outputs` writes it with the files beside it)."""
+        """report.json version 2 with its sentence table, atomically (`audit.write_outputs` writes
+        it with the files beside it, and the sentence texts in evidence.parquet)."""
         write_together([(path, self.write_json)])
 
-    def write_json(self, out: BinaryIO, *, html_safe: bool = False) -> None:
+    def write_json(self, out: BinaryIO, *, html_safe: bool = False, texts_in: str | None = None) -> None:
         """Stream the version 2 JSON: one claim record at a time, then the tables they refer to.
 
+        `texts_in`: the file beside it that holds the sentence texts (evidence.parquet, written in
+        the same step); the sentence table is then left out, its name written in its place. They
+        are most of a report's bytes, and a report folder holds each text once.
         `html_safe` writes every `<` as `\\u003c` (same JSON), for a `<script>` element."""
         escape: Callable[[bytes], bytes] = (lambda b: b.replace(b"<", b"\\u003c")) if html_safe else (lambda b: b)
         row_of = {node_id: row for row, node_id in enumerate(self.nodes)}
@@ -101,18 +120,19 @@ class AuditReport(BaseModel):
         out.write(escape(b'{"report_version":%d,' % REPORT_VERSION + head[1:-1] + b',"results":['))
         sentences: dict[str, str] = {}
         for number, result in enumerate(self.results):
-            for it in result.iterations:
-                sentences.update((sentence_ref(s, row_of), s.text) for s in (*it.evidence, *it.context))
+            if texts_in is None:
+                for it in result.iterations:
+                    sentences.update((sentence_ref(s, row_of), s.text) for s in (*it.evidence, *it.context))
             out.write((b"," if number else b"") + escape(to_record(result, batches=self.full_trail, number=row_of).dump()))
-        out.write(escape(b'],"sentences":' + to_json(sentences)))
-        rows = [NodeRow(id=node_id, **info.model_dump()) for node_id, info in self.nodes.items()]
-        out.write(escape(b',"nodes":' + _NODES.dump_json(rows, exclude_defaults=True) + b"}"))
+        tables = b'],"sentences":' + to_json(sentences) if texts_in is None else b'],"sentence_texts":' + to_json(texts_in)
+        out.write(escape(tables + b',"nodes":' + to_json(node_columns(self.nodes)) + b"}"))
 
     @classmethod
     def load(cls, path: Path, dag: DAG | None = None) -> AuditReport:
-        """A report file (version 1 or 2) as full objects, texts resolved. A root's full text
-        comes from the file (--full-trail) or from `dag`, which must be the DAG the audit read;
-        without either it is empty (its selected sentences are in the evidence)."""
+        """A report file (version 1 or 2) as full objects, texts resolved. Sentence texts come from
+        the file, or from the evidence.parquet it names, or from `dag`; a root's full text from the
+        file (--full-trail) or from `dag`, which must be the DAG the audit read; without either it
+        is empty (its selected sentences are in the evidence)."""
         data = read_json(path, ReportError)
         if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
             raise ReportError("not a veritrail report", file=path)
@@ -123,14 +143,21 @@ class AuditReport(BaseModel):
             if version == 1:
                 return cls.model_validate(data)
             records = _validated(_RECORDS, data.pop("results", []), "results", path)
-            rows = _validated(_NODES, data.pop("nodes", []), "nodes", path)
-            sentences = _validated(_SENTENCES, data.pop("sentences", {}), "sentences", path)
-            nodes = {row.id: NodeInfo(**row.model_dump(exclude={"id"})) for row in rows}
+            columns = _validated(_COLUMNS, data.pop("nodes", {}), "nodes", path)
+            nodes = nodes_from_columns(columns)
+            stored = _validated(_SENTENCES, data.pop("sentences", {}), "sentences", path)
+            beside = data.pop("sentence_texts", None)
             report = cls.model_validate({**data, "results": [], "nodes": nodes})
         except ValidationError as exc:
             raise ReportError(_first_problem(exc), file=path) from None
+        except ValueError as exc:
+            raise ReportError(str(exc), file=path) from None
         if dag is not None and report.dag_fingerprint not in (None, dag.fingerprint()):
             raise ReportError("the DAG given is not the one this audit read (its fingerprint differs)", file=path)
+        rows = list(report.nodes)
+        sentences = {full_sentence_id(ref, rows): text for ref, text in stored.items()}
+        if beside is not None:
+            sentences.update(_texts_beside(path, beside, dag is not None))
         texts = TableTexts(sentences, report.nodes, dag)
         for number, record in enumerate(records):
             try:
@@ -143,6 +170,24 @@ class AuditReport(BaseModel):
                     ids=[record.claim.id],
                 ) from None
         return report
+
+
+def _texts_beside(path: Path, name: Any, have_dag: bool) -> dict[str, str]:
+    """Sentence texts by id from the evidence.parquet a report names; with the DAG at hand a
+    missing file is no loss (its texts come from the DAG)."""
+    if not isinstance(name, str) or Path(name).name != name:
+        raise ReportError(f"sentence_texts must name a file beside the report, not {name!r}", file=path)
+    try:
+        table = pq.read_table(path.parent / name, columns=["sentence_id", "text"])
+    except (OSError, pa.ArrowException) as exc:
+        if have_dag:
+            return {}
+        raise ReportError(
+            f"its sentence texts are in {name} beside it, which cannot be read ({exc}); "
+            "give the DAG the audit read (dag=...) to take them from it",
+            file=path,
+        ) from None
+    return dict(zip(table.column("sentence_id").to_pylist(), table.column("text").to_pylist(), strict=True))
 
 
 def _first_problem(exc: ValidationError, table: str = "") -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.dag import DAG, Node
@@ -44,10 +44,50 @@ class NodeInfo(BaseModel):
         return cls(stage=node.stage, kind=node.kind, ids=ids, text=node.text if with_text else None)
 
 
-class NodeRow(NodeInfo):
-    """A row of report.json's node table."""
+NODE_COLUMNS = ("node_id", "stage", "kind", *ID_KEYS, "text")
+"""report.json's node table, column by column (as `pd.DataFrame(report["nodes"])` reads it): our
+node id, then GraphRAG's ids under GraphRAG's names, as in evidence.parquet."""
 
-    id: str
+
+def node_columns(nodes: Mapping[str, NodeInfo]) -> dict[str, list[Any]]:
+    """The node table as columns: a row per node, a column no node has left out. Columns, not one
+    object per node, because hundreds of nodes would repeat every key (a third of the table)."""
+    columns: dict[str, list[Any]] = {
+        "node_id": list(nodes),
+        "stage": [info.stage for info in nodes.values()],
+        "kind": [info.kind for info in nodes.values()],
+    }
+    for key in ID_KEYS:
+        columns[key] = [info.ids.get(key) for info in nodes.values()]
+    columns["text"] = [info.text for info in nodes.values()]
+    return {name: values for name, values in columns.items() if any(v is not None for v in values)}
+
+
+def nodes_from_columns(columns: Mapping[str, list[Any]]) -> dict[str, NodeInfo]:
+    """The node table back; `ValueError` naming the column, or the row and its node id."""
+    unknown = sorted(set(columns) - set(NODE_COLUMNS))
+    if unknown:
+        raise ValueError(f"nodes: unknown column {unknown[0]!r}")
+    ids = columns.get("node_id")
+    if not isinstance(ids, list):
+        raise ValueError("nodes.node_id: a list of node ids is required")
+    for name, values in columns.items():
+        if not isinstance(values, list) or len(values) != len(ids):
+            raise ValueError(f"nodes.{name}: not a list of {len(ids)} values, one per node")
+    nodes: dict[str, NodeInfo] = {}
+    for row, node_id in enumerate(ids):
+        value = {name: values[row] for name, values in columns.items() if values[row] is not None}
+        try:
+            nodes[node_id] = NodeInfo(
+                stage=value.get("stage"),  # type: ignore[arg-type]
+                kind=value.get("kind"),  # type: ignore[arg-type]
+                ids={key: value[key] for key in ID_KEYS if key in value},
+                text=value.get("text"),
+            )
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            raise ValueError(f"nodes row {row} ({node_id!r}): {'.'.join(map(str, problem['loc']))}: {problem['msg']}") from None
+    return nodes
 
 
 class BatchRef(BaseModel):
@@ -90,7 +130,7 @@ class ClaimRecord(BaseModel):
     claim: Claim
     terminal: str
     verdict: Verdict
-    reasoning: str
+    reasoning: str | None = Field(default=None, description="None: the last iteration's, which it usually is")
     score: float | None = None
     error_stages: list[int] | None
     error_note: str = ""
@@ -141,10 +181,17 @@ class DagTexts:
         return self.dag.node(node_id).text
 
 
+def full_sentence_id(sentence_ref: str, node_ids: list[str]) -> str:
+    """`<row>#<n>` -> `<node id>#<n>` (a ref that names its node by id stays as it is)."""
+    node, _, index = sentence_ref.rpartition("#")
+    return f"{node_ids[int(node)]}#{index}" if node.isdigit() and int(node) < len(node_ids) else sentence_ref
+
+
 class TableTexts:
-    """Texts from a report's sentence and node tables; a root's full text from the node table
-    (--full-trail), else from `dag` when given, else empty: only the selected sentences are known.
-    A sentence is named `<row>#<n>` by its node's row in the node table (see `sentence_ref`)."""
+    """Texts from a report's tables: sentence texts by sentence id (`<node id>#<n>`), from the
+    report's sentence table or evidence.parquet, else from `dag` when given; a root's full text
+    from the node table (--full-trail), else from `dag`, else empty (its selected sentences are
+    known). In the file a sentence is `<row>#<n>`, by its node's row in the node table."""
 
     def __init__(self, sentences: dict[str, str], nodes: dict[str, NodeInfo], dag: DAG | None = None) -> None:
         self.sentences = sentences
@@ -156,9 +203,14 @@ class TableTexts:
         return self.ids[ref] if isinstance(ref, int) else ref
 
     def sentence(self, sentence_id: str) -> Sentence:
-        node, index = split_sentence_id(sentence_id)
-        node_id = self.ids[int(node)] if node.isdigit() and int(node) < len(self.ids) else node
-        return Sentence(id=f"{node_id}#{index}", node_id=node_id, index=index, text=self.sentences[sentence_id])
+        full = full_sentence_id(sentence_id, self.ids)
+        node_id, index = split_sentence_id(full)
+        text = self.sentences.get(full)
+        if text is None:
+            if self.dag is None:
+                raise KeyError(full)
+            return self.dag.sentences(node_id)[index]
+        return Sentence(id=full, node_id=node_id, index=index, text=text)
 
     def node_text(self, node_id: str) -> str:
         info = self.nodes.get(node_id)
@@ -286,7 +338,7 @@ def to_record(result: ClaimResult, batches: bool = True, number: Mapping[str, in
         claim=result.claim,
         terminal=result.terminal,
         verdict=result.verdict,
-        reasoning=result.reasoning,
+        reasoning=None if iterations and iterations[-1].reasoning == result.reasoning else result.reasoning,
         score=result.score,
         error_stages=result.error_stages,
         error_note=result.error_note,
@@ -337,13 +389,19 @@ def _iteration(record: IterationRecord, texts: list[str], source: TextSource) ->
     )
 
 
+def _claim_reasoning(record: ClaimRecord) -> str:
+    if record.reasoning is not None:
+        return record.reasoning
+    return record.iterations[-1].reasoning if record.iterations else ""
+
+
 def from_record(record: ClaimRecord, source: TextSource) -> ClaimResult:
     """The full result, texts resolved; `KeyError`/`IndexError` when a text is not in `source`."""
     return ClaimResult(
         claim=record.claim,
         terminal=record.terminal,
         verdict=record.verdict,
-        reasoning=record.reasoning,
+        reasoning=_claim_reasoning(record),
         score=record.score,
         error_stages=record.error_stages,
         error_note=record.error_note,

@@ -16,6 +16,9 @@ import pyarrow.parquet as pq
 from veritrail_graphrag.report import AuditReport
 from veritrail_graphrag.report_records import NodeInfo
 
+EVIDENCE_FILE = "evidence.parquet"
+"""Beside report.json, which names it for its sentence texts (`sentence_id`, `text`)."""
+
 CLAIMS_SCHEMA = pa.schema(
     [
         ("claim_id", pa.string()),
@@ -104,4 +107,5 @@ def evidence_table(report: AuditReport) -> pa.Table:
 
 
 def write_parquet(table: pa.Table, out: BinaryIO) -> None:
-    pq.write_table(table, out)
+    """zstd: a third smaller than the default snappy on evidence texts; pandas, polars and DuckDB read it."""
+    pq.write_table(table, out, compression="zstd")

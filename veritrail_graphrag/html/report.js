@@ -5,9 +5,16 @@
   const report = JSON.parse(document.getElementById("report-data").textContent);
   const app = document.getElementById("app");
   const results = report.results || [];
-  // The node table is a list; claims name its rows by position (or, rarely, by id).
-  const nodeIds = (report.nodes || []).map((row) => row.id);
-  const nodes = Object.fromEntries((report.nodes || []).map((row) => [row.id, row]));
+  // The node table is a table of columns; claims name its rows by position (or, rarely, by id).
+  // GraphRAG's ids (id, human_readable_id, community, title, row) are gathered into `ids`.
+  const table = report.nodes || {};
+  const nodeIds = table.node_id || [];
+  const ID_COLUMNS = ["id", "human_readable_id", "community", "title", "row"];
+  const nodes = Object.fromEntries(nodeIds.map((id, row) => {
+    const ids = {};
+    for (const key of ID_COLUMNS) if (table[key] && table[key][row] !== null) ids[key] = table[key][row];
+    return [id, { stage: table.stage[row], kind: table.kind[row], ids, text: table.text ? table.text[row] : null }];
+  }));
   const nid = (ref) => (typeof ref === "number" ? nodeIds[ref] : ref);
   const sentences = report.sentences || {};
   const BATCH = 40;
