@@ -12,19 +12,23 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import AuditedSample
-from samples import copy_sample
+from samples import SHARED, copy_sample, needs_shared
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
 from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.report import AuditReport
 
 CHROMIUM = Path("/usr/bin/chromium")
+BOOKS = SHARED / "benchmarks" / "booookscore-hier-logs" / "claude-88000-hier.json"
+BOOK = "the-covenant-of-water.epub"  # the longest final summary: 33 claims over 4 level-0 summaries
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]  # fmt: skip
 
@@ -39,7 +43,19 @@ def index_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser(audited_sample: AuditedSample, index_audit: Path) -> Iterator[Any]:
+def book_audit(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """A BooookScore book audited (None without ../shared: its test is skipped, or fails in CI)."""
+    if not BOOKS.exists():
+        return None
+    log = tmp_path_factory.mktemp("book") / BOOKS.name
+    shutil.copy(BOOKS, log)
+    result = CliRunner().invoke(cli.app, ["audit", str(log), "--book", BOOK])
+    assert result.exit_code == 0, result.output
+    return log.with_suffix(".veritrail")
+
+
+@pytest.fixture(scope="module")
+def browser(audited_sample: AuditedSample, index_audit: Path, book_audit: Path | None) -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -126,4 +142,29 @@ def test_an_index_audit_ranks_its_terminals(browser: Any, index_audit: Path) -> 
     first.click()
     shown = page.eval_on_selector_all("#claims-list article header .muted", "spans => spans.map(s => s.textContent)")
     assert shown and set(shown) == {terminal}
+    assert errors == []
+
+
+@needs_shared(BOOKS)
+def test_a_booookscore_books_report_draws_its_trails(browser: Any, book_audit: Path) -> None:
+    """A summary tree, not a GraphRAG run: the trail goes from the final summary to the level-0
+    summaries (the roots: the book's chunks are not public), evidence highlighted."""
+    report = AuditReport.load(book_audit / "report.json")
+    page, errors = _open(browser, book_audit / "report.html")
+    total = len(report.results)
+    assert total > 20 and page.text_content("#count") == f"{total} of {total} claims shown"
+    flagged = [r for r in report.results if r.verdict is Verdict.NOT_FULLY_SUPPORTED]
+    page.select_option("select[aria-label=verdict]", Verdict.NOT_FULLY_SUPPORTED.value)
+    assert _cards(page) == [r.claim.text for r in flagged]
+    page.select_option("select[aria-label=verdict]", "")
+    result = next(r for r in report.results if r.verdict is Verdict.FULLY_SUPPORTED and r.iterations[0].evidence)
+    card = page.locator(f"article[id='claim-{result.claim.id}']")
+    card.scroll_into_view_if_needed()
+    card.locator("details.trail > summary").click()
+    card.locator("mark.evidence").first.wait_for()
+    marks = card.locator("mark.evidence").all_text_contents()
+    assert marks and set(marks) <= {s.text for it in result.iterations for s in it.evidence}
+    assert {n.split(" ")[-1] for n in card.locator(".node .stage").all_text_contents()} == {
+        str(s) for s in {report.nodes[n].stage for it in result.iterations for n in it.nodes_with_evidence}
+    }
     assert errors == []
