@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 
+from veritrail_graphrag.llm.config import LONGEST_ANSWER_TOKENS
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.structured import Rung, response_format_for
-from veritrail_graphrag.models import Claim, Excerpt, Sentence
+from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
 from veritrail_graphrag.verifiers.llm.prompts import (
     SYSTEM_PROMPTS,
@@ -66,6 +67,14 @@ def test_every_string_and_list_of_an_answer_is_bounded_and_max_tokens_covers_the
         assert max_tokens_for(schema) * 3 >= budget_chars
     evidence = answer_schema(CallKind.EVIDENCE_SELECTION, labels=7)["properties"]
     assert evidence["selected"]["maxItems"] == evidence["context"]["maxItems"] == 7
+
+
+def test_a_local_window_holds_back_room_for_the_longest_answer() -> None:
+    """`llm/config.py` may not import the verifier's schemas (layering), so this ties its constant
+    to them: at the default prompt size no bounded answer needs more than the room held back."""
+    labels = TrailConfig().max_sentences_per_prompt
+    longest = max(max_tokens_for(answer_schema(kind, labels=labels)) for kind in ANSWER_MODELS)
+    assert longest <= LONGEST_ANSWER_TOKENS
 
 
 def test_evidence_prompts_bound_the_labels_to_those_shown() -> None:
