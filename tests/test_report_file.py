@@ -8,17 +8,21 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
+from rich.console import Console
 from conftest import AuditedSample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
 import veritrail_graphrag.report as report_module
+import veritrail_graphrag.report_tables as report_tables
 from veritrail_graphrag.checkpoint import Checkpoint
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import OutputError, ReportError
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.report import AuditReport
+from veritrail_graphrag.report_console import claims_table
 from veritrail_graphrag.report_html import write_html
 from veritrail_graphrag.report_markdown import render_markdown
 from veritrail_graphrag.report_records import ClaimRecord, DagTexts, from_record, to_record
@@ -214,7 +218,38 @@ def test_parquet_tables_join_with_graphrags(audited_sample: AuditedSample) -> No
     assert (joined["human_readable_id"] == joined["human_readable_id_entity"]).all()
 
 
+def test_evidence_parquet_is_written_in_row_groups(
+    audited_sample: AuditedSample, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few claims per row group (500 in use) give the same table as one group."""
+    monkeypatch.setattr(report_tables, "CLAIMS_PER_ROW_GROUP", 2)
+    path = tmp_path / "evidence.parquet"
+    with path.open("wb") as out:
+        report_tables.write_parquet(report_tables.evidence_batches(audited_sample.report), report_tables.EVIDENCE_SCHEMA, out)
+    assert pq.ParquetFile(path).num_row_groups == 4  # 7 claims
+    assert pq.read_table(path).equals(pq.read_table(audited_sample.folder / "evidence.parquet"))
+
+
 def test_markdown_is_capped(audited_sample: AuditedSample) -> None:
     capped = render_markdown(audited_sample.report, limit=1)
     assert capped.count("\n### ") == 1 and "report.html" in capped
     assert render_markdown(audited_sample.report).count("\n### ") == 4
+
+
+def test_the_terminal_lists_the_flagged_claims_first_when_they_do_not_all_fit(audited_sample: AuditedSample) -> None:
+    report = audited_sample.report
+    flagged = [r.claim.id for r in report.results if r.verdict is Verdict.NOT_FULLY_SUPPORTED]
+    console = Console(width=250, record=True)
+    console.print(claims_table(report, limit=len(flagged), rest_in="report.html"))
+    shown = console.export_text()
+    listed = [r.claim.id for r in report.results if r.claim.id in shown]
+    assert listed == flagged and f"{len(report.results) - len(flagged)} more claims" in shown and "report.html" in shown
+    console.print(claims_table(report))
+    shown = console.export_text()
+    assert all(r.claim.id in shown for r in report.results) and "more claims" not in shown  # 7 fit
+
+
+def test_a_reports_repr_is_short(audited_sample: AuditedSample) -> None:
+    """asyncio formats the repr of the task that returns a report: a full repr of an index audit
+    was hundreds of MB (the audit's peak memory)."""
+    assert repr(audited_sample.report) == f"AuditReport(source={audited_sample.report.source!r}, claims=7, failed=0)"

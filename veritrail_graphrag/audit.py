@@ -27,7 +27,14 @@ from veritrail_graphrag.report import AuditReport, ClaimFailure, summarize
 from veritrail_graphrag.report_html import write_html
 from veritrail_graphrag.report_markdown import MD_LIMIT, render_markdown
 from veritrail_graphrag.report_records import NodeInfo, touched_nodes
-from veritrail_graphrag.report_tables import EVIDENCE_FILE, claims_table, evidence_table, write_parquet
+from veritrail_graphrag.report_tables import (
+    CLAIMS_SCHEMA,
+    EVIDENCE_FILE,
+    EVIDENCE_SCHEMA,
+    claims_table,
+    evidence_batches,
+    write_parquet,
+)
 from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
 
@@ -134,7 +141,7 @@ def write_outputs(report: AuditReport, report_path: Path, markdown_path: Path | 
         (report_path, lambda out: report.write_json(out, texts_in=EVIDENCE_FILE)),
         (markdown_path, render_markdown(report, md_limit).encode()),
         (markdown_path.with_suffix(".html"), lambda out: write_html(report, out)),
-        (folder / "claims.parquet", lambda out: write_parquet(claims_table(report), out)),
-        (folder / EVIDENCE_FILE, lambda out: write_parquet(evidence_table(report), out)),
+        (folder / "claims.parquet", lambda out: write_parquet(claims_table(report).to_batches(), CLAIMS_SCHEMA, out)),
+        (folder / EVIDENCE_FILE, lambda out: write_parquet(evidence_batches(report), EVIDENCE_SCHEMA, out)),
     ]
     write_together(files)

@@ -102,6 +102,12 @@ class AuditReport(BaseModel):
     results: list[ClaimResult]
     failed: list[ClaimFailure] = Field(default_factory=list)
 
+    def __repr__(self) -> str:
+        """Short. asyncio formats the repr of the task that made a report (Python 3.11, restoring
+        the SIGINT handler when `asyncio.run` returns), and the full repr of a 3,364-claim report
+        is hundreds of MB built for nothing."""
+        return f"AuditReport(source={self.source!r}, claims={len(self.results)}, failed={len(self.failed)})"
+
     def save(self, path: Path) -> None:
         """report.json version 2 with its sentence table, atomically (`audit.write_outputs` writes
         it with the files beside it, and the sentence texts in evidence.parquet)."""

@@ -50,17 +50,43 @@ def _trail_cell(result: ClaimResult, stage_of: Callable[[str], int] | None) -> s
     return " <- ".join(cells)
 
 
-def claims_table(report: AuditReport, stage_of: Callable[[str], int] | None = None, width: int = 70) -> Table:
+CONSOLE_LIMIT = 30
+"""Claims listed in the terminal. An index audit has thousands, which would scroll the counts and
+the report's path out of sight; report.md and report.html hold them all."""
+
+
+def _listed(results: list[ClaimResult], limit: int) -> list[ClaimResult]:
+    """All, in order, when they fit; else the flagged first (Not Fully Supported, then
+    Inconclusive), each group in order, up to `limit`."""
+    if len(results) <= limit:
+        return results
+    rank = {Verdict.NOT_FULLY_SUPPORTED: 0, Verdict.INCONCLUSIVE: 1, Verdict.FULLY_SUPPORTED: 2}
+    return sorted(results, key=lambda r: rank[r.verdict])[:limit]
+
+
+def claims_table(
+    report: AuditReport,
+    stage_of: Callable[[str], int] | None = None,
+    width: int = 70,
+    limit: int = CONSOLE_LIMIT,
+    rest_in: str = "the report",
+) -> Table:
     shown = ", ".join(report.terminals[:3]) + (
         f" and {len(report.terminals) - 3} more" if len(report.terminals) > 3 else ""
     )
-    table = Table(title=f"{report.summary.claims} claims, terminal {shown}", expand=False)
+    listed = _listed(report.results, limit)
+    left_out = len(report.results) - len(listed)
+    table = Table(
+        title=f"{report.summary.claims} claims, terminal {shown}",
+        caption=f"{left_out} more claims (the flagged are listed first) are in {rest_in}" if left_out else None,
+        expand=False,
+    )
     table.add_column("claim", overflow="fold", min_width=30, max_width=width)
     table.add_column("verdict", max_width=12)
     table.add_column("error stage", max_width=6)
     trail = "evidence: stage(nodes) per step" if stage_of else "evidence trail (nodes per iteration)"
     table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
-    for result in report.results:
+    for result in listed:
         table.add_row(
             f"[dim]{escape(result.claim.id)}[/dim] {escape(result.claim.text)}",
             f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
@@ -130,7 +156,8 @@ def print_audit(
     report: AuditReport, stage_of: Callable[[str], int], report_path: Path, markdown_path: Path | None
 ) -> None:
     """The table, the counts, model usage, citation accuracy, claims not verified, where the report is."""
-    stdout.print(claims_table(report, stage_of))
+    rest_in = markdown_path.with_suffix(".html") if markdown_path else report_path
+    stdout.print(claims_table(report, stage_of, rest_in=str(rest_in)))
     counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
     stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
     stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)

@@ -8,6 +8,7 @@ node's GraphRAG `id` and `human_readable_id`, so `pd.read_parquet` joins a trail
 from __future__ import annotations
 
 from numbers import Integral
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 import pyarrow as pa
@@ -87,25 +88,35 @@ def _graphrag_ids(info: NodeInfo | None) -> tuple[str | None, int | None]:
     )
 
 
-def evidence_table(report: AuditReport) -> pa.Table:
-    """One row per sentence per iteration: `role` is evidence (selected) or context (shown with it)."""
-    columns: dict[str, list[Any]] = {name: [] for name in EVIDENCE_SCHEMA.names}
-    for r in report.results:
-        for it in r.iterations:
-            for role, sentences in (("evidence", it.evidence), ("context", it.context)):
-                for s in sentences:
-                    info = report.nodes.get(s.node_id)
-                    graphrag_id, readable = _graphrag_ids(info)
-                    for name, value in (
-                        ("claim_id", r.claim.id), ("iteration", it.index), ("role", role), ("node_id", s.node_id),
-                        ("stage", None if info is None else info.stage), ("kind", None if info is None else info.kind),
-                        ("id", graphrag_id), ("human_readable_id", readable), ("sentence_id", s.id),
-                        ("sentence_index", s.index), ("text", s.text),
-                    ):  # fmt: skip
-                        columns[name].append(value)
-    return pa.Table.from_pydict(columns, schema=EVIDENCE_SCHEMA)
+CLAIMS_PER_ROW_GROUP = 500
+"""evidence.parquet is written this many claims at a time, like report.json claim by claim: built
+whole, its Python lists added 26 MB to the peak of a 3,364-claim audit, growing with the audit."""
 
 
-def write_parquet(table: pa.Table, out: BinaryIO) -> None:
-    """zstd: a third smaller than the default snappy on evidence texts; pandas, polars and DuckDB read it."""
-    pq.write_table(table, out, compression="zstd")
+def evidence_batches(report: AuditReport) -> Iterator[pa.RecordBatch]:
+    """One row per sentence per iteration, `CLAIMS_PER_ROW_GROUP` claims per batch: `role` is
+    evidence (selected) or context (shown with it)."""
+    for start in range(0, len(report.results), CLAIMS_PER_ROW_GROUP):
+        columns: dict[str, list[Any]] = {name: [] for name in EVIDENCE_SCHEMA.names}
+        for r in report.results[start : start + CLAIMS_PER_ROW_GROUP]:
+            for it in r.iterations:
+                for role, sentences in (("evidence", it.evidence), ("context", it.context)):
+                    for s in sentences:
+                        info = report.nodes.get(s.node_id)
+                        graphrag_id, readable = _graphrag_ids(info)
+                        for name, value in (
+                            ("claim_id", r.claim.id), ("iteration", it.index), ("role", role), ("node_id", s.node_id),
+                            ("stage", None if info is None else info.stage), ("kind", None if info is None else info.kind),
+                            ("id", graphrag_id), ("human_readable_id", readable), ("sentence_id", s.id),
+                            ("sentence_index", s.index), ("text", s.text),
+                        ):  # fmt: skip
+                            columns[name].append(value)
+        yield pa.RecordBatch.from_pydict(columns, schema=EVIDENCE_SCHEMA)
+
+
+def write_parquet(batches: Iterable[pa.RecordBatch], schema: pa.Schema, out: BinaryIO) -> None:
+    """Batch by batch, each a row group. zstd: a third smaller than the default snappy on evidence
+    texts; pandas, polars and DuckDB read it."""
+    with pq.ParquetWriter(out, schema, compression="zstd") as writer:
+        for batch in batches:
+            writer.write_batch(batch)
