@@ -250,6 +250,5 @@ def test_the_terminal_lists_the_flagged_claims_first_when_they_do_not_all_fit(au
 
 
 def test_a_reports_repr_is_short(audited_sample: AuditedSample) -> None:
-    """asyncio formats the repr of the task that returns a report: a full repr of an index audit
-    was hundreds of MB (the audit's peak memory)."""
+    """A full repr of an index audit's report was hundreds of MB."""
     assert repr(audited_sample.report) == f"AuditReport(source={audited_sample.report.source!r}, claims=7, failed=0)"

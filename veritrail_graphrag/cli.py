@@ -6,7 +6,6 @@ output in `report_console.py`. Tables go to stdout; progress, notes and errors g
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from veritrail_graphrag import __version__
+from veritrail_graphrag import __version__, event_loop
 from veritrail_graphrag.adapters.graphrag import METHODS, search_method
 from veritrail_graphrag.audit import run_audit
 from veritrail_graphrag.cited.cli import check_cited_command
@@ -133,7 +132,7 @@ def _audit(
     tally = _Tally()
     with OutputLock(report_path) as lock:  # before claims are extracted: a second audit stops at once
         try:
-            report = asyncio.run(_run(target, claims, flags, prepared, config, report_path, markdown_path, lock, tally))
+            report = event_loop.run(_run(target, claims, flags, prepared, config, report_path, markdown_path, lock, tally))
         except KeyboardInterrupt:
             raise AuditInterrupted(tally.saved, tally.total) from None
     print_audit(report, target.dag.stage, report_path, markdown_path)
@@ -266,7 +265,7 @@ def query(
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from veritrail_graphrag.adapters.graphrag_capture import capture_search, run_dir
 
-    run = asyncio.run(
+    run = event_loop.run(
         capture_search(
             root,
             query_text,

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from veritrail_graphrag import event_loop
 from veritrail_graphrag.batching import pack_nodes, ranges, shorten
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.decomposition import DecompositionQueue
@@ -64,7 +65,7 @@ class VeriTrail:
 
     def verify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
         """Synchronous convenience around `averify` (not usable inside a running event loop)."""
-        return asyncio.run(self.averify(dag, claim, terminal))
+        return event_loop.run(self.averify(dag, claim, terminal))
 
     async def averify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
         start = dag.resolve_terminal(terminal)

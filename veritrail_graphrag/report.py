@@ -103,9 +103,8 @@ class AuditReport(BaseModel):
     failed: list[ClaimFailure] = Field(default_factory=list)
 
     def __repr__(self) -> str:
-        """Short. asyncio formats the repr of the task that made a report (Python 3.11, restoring
-        the SIGINT handler when `asyncio.run` returns), and the full repr of a 3,364-claim report
-        is hundreds of MB built for nothing."""
+        """Short: the full repr of an index audit's report is hundreds of MB (a REPL, a log line, or
+        asyncio formatting a task, see `event_loop.py`, would build it)."""
         return f"AuditReport(source={self.source!r}, claims={len(self.results)}, failed={len(self.failed)})"
 
     def save(self, path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Literal, ParamSpec
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veritrail_graphrag import event_loop
 from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.budget import (
     PASSING,
@@ -267,7 +268,7 @@ def _blocking(check: Callable[_P, Coroutine[Any, Any, CitedCheckReport]]) -> Cal
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(check(*args, **kwargs))
+            return event_loop.run(check(*args, **kwargs))
         raise RuntimeError("detect_hallucination was called inside a running event loop; await adetect_hallucination")
 
     run.__name__ = run.__qualname__ = "detect_hallucination"

@@ -13,7 +13,6 @@ interrupted.
 
 from __future__ import annotations
 
-import asyncio
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,6 +20,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from veritrail_graphrag import event_loop
 from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.check import CheckSettings, CitedCheck, llm_config, make_client
 from veritrail_graphrag.cited.probe import ProbeSettings
@@ -164,7 +164,7 @@ def check_cited_command(
         flag_prior_leak=flag_prior_leak,
         probe=ProbeSettings(probability=probability.value, samples=samples, top_logprobs=top_logprobs),
     )
-    report = asyncio.run(_run(text, spans, read, settings, verifier, verifier_model, overrides, settings_root))
+    report = event_loop.run(_run(text, spans, read, settings, verifier, verifier_model, overrides, settings_root))
     report.save(report_path)
     _print(report, report_path)
     if report.summary.unverified_idxs:

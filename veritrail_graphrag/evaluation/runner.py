@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from veritrail_graphrag import __version__
+from veritrail_graphrag import __version__, event_loop
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import EndpointError, VeriTrailError
 from veritrail_graphrag.evaluation.baselines import overlap_score
@@ -168,7 +168,7 @@ def evaluate(
     engine = VeriTrail(counting, config or TrailConfig())
     tokens_before = tokens_used(verifier)
     started = time.perf_counter()
-    verified = [o for group in asyncio.run(_verify_all(engine, items, progress)) for o in group]
+    verified = [o for group in event_loop.run(_verify_all(engine, items, progress)) for o in group]
     seconds = time.perf_counter() - started
     tokens_after = tokens_used(verifier)
 
