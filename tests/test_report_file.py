@@ -252,3 +252,12 @@ def test_the_terminal_lists_the_flagged_claims_first_when_they_do_not_all_fit(au
 def test_a_reports_repr_is_short(audited_sample: AuditedSample) -> None:
     """A full repr of an index audit's report was hundreds of MB."""
     assert repr(audited_sample.report) == f"AuditReport(source={audited_sample.report.source!r}, claims=7, failed=0)"
+
+
+def test_a_report_without_claims_loads(audited_sample: AuditedSample, tmp_path: Path) -> None:
+    """Every claim failed, say: empty tables are still tables."""
+    empty = audited_sample.report.model_copy(update={"results": [], "nodes": {}})
+    path = tmp_path / "report.json"
+    empty.save(path)
+    assert json.loads(path.read_text())["nodes"] == {"node_id": [], "stage": [], "kind": []}
+    assert AuditReport.load(path).results == []

@@ -3,9 +3,10 @@
 Version 1 repeated every evidence sentence as a whole object, every root's full text in each
 iteration's verdict input, and each Evidence Selection summary twice (batch and excerpt): 1 MB for
 the 7-claim sample, 140 MB for a 3,365-claim index audit. A record keeps sentence ids (their texts
-live once in the report's sentence table, or in the DAG for a checkpoint), node ids (stage, kind and
-GraphRAG ids live once in the report's node table) and its own summaries once, referenced by
-position. `from_record` puts the texts back through a `TextSource`.
+live once in evidence.parquet beside the report or in its sentence table, or in the DAG for a
+checkpoint), node ids (stage, kind and GraphRAG ids live once in the report's node table) and its
+own summaries once, referenced by position. `from_record` puts the texts back through a
+`TextSource`.
 """
 
 from __future__ import annotations
@@ -50,17 +51,17 @@ node id, then GraphRAG's ids under GraphRAG's names, as in evidence.parquet."""
 
 
 def node_columns(nodes: Mapping[str, NodeInfo]) -> dict[str, list[Any]]:
-    """The node table as columns: a row per node, a column no node has left out. Columns, not one
-    object per node, because hundreds of nodes would repeat every key (a third of the table)."""
-    columns: dict[str, list[Any]] = {
+    """The node table as columns: a row per node, an id or text column no node has left out.
+    Columns, not one object per node, because hundreds of nodes would repeat every key (a third of
+    the table)."""
+    optional = {key: [info.ids.get(key) for info in nodes.values()] for key in ID_KEYS}
+    optional["text"] = [info.text for info in nodes.values()]
+    return {
         "node_id": list(nodes),
         "stage": [info.stage for info in nodes.values()],
         "kind": [info.kind for info in nodes.values()],
+        **{name: values for name, values in optional.items() if any(v is not None for v in values)},
     }
-    for key in ID_KEYS:
-        columns[key] = [info.ids.get(key) for info in nodes.values()]
-    columns["text"] = [info.text for info in nodes.values()]
-    return {name: values for name, values in columns.items() if any(v is not None for v in values)}
 
 
 def nodes_from_columns(columns: Mapping[str, list[Any]]) -> dict[str, NodeInfo]:

@@ -7,8 +7,8 @@ node's GraphRAG `id` and `human_readable_id`, so `pd.read_parquet` joins a trail
 
 from __future__ import annotations
 
-from numbers import Integral
 from collections.abc import Iterable, Iterator
+from numbers import Integral
 from typing import Any, BinaryIO
 
 import pyarrow as pa
