@@ -48,6 +48,17 @@ def test_extract_json_tolerates_fences_prose_trailing_commas_single_quotes(text:
     assert data["a"] == 1 and data["b"] == [1, 2]
 
 
+def test_raw_line_breaks_inside_strings_are_read() -> None:
+    """SmolLM2-135M under llama.cpp's grammar wrote answers like this one (trimmed): a line break
+    and a tab inside the summary, which strict JSON refuses."""
+    answer = (
+        '{ "sub_claims": [ "S1"] , "review": "[S8]" ,"selected": ["S2"] ,"context":[ ],'
+        ' "summary": "The claim is true.]}\n\nThe clerk\twas paid poorly.\n" ,"gaps" :"none" } '
+    )
+    parsed = parse_evidence(answer)
+    assert parsed.selected == ["S2"] and parsed.summary == "The claim is true.]}\n\nThe clerk\twas paid poorly.\n"
+
+
 def test_extract_json_keeps_braces_and_literals_inside_strings() -> None:
     data = extract_json('{"summary": "uses {braces} and the word true", "ok": true}')
     assert data == {"summary": "uses {braces} and the word true", "ok": True}
