@@ -233,6 +233,15 @@ def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) ->
     )
 
 
+_FLAGGED_ORDER = {Verdict.NOT_FULLY_SUPPORTED: 0, Verdict.INCONCLUSIVE: 1, Verdict.FULLY_SUPPORTED: 2}
+
+
+def flagged_first(results: list[ClaimResult]) -> list[ClaimResult]:
+    """Not Fully Supported, then Inconclusive, then Fully Supported, each in claim order: the
+    order in which capped listings (report.md, the terminal) show claims."""
+    return sorted(results, key=lambda r: _FLAGGED_ORDER[r.verdict])
+
+
 def stages_text(result: ClaimResult) -> str:
     """The error stages as written in reports: empty unless Not Fully Supported."""
     if result.verdict is not Verdict.NOT_FULLY_SUPPORTED:

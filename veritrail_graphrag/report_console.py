@@ -20,7 +20,7 @@ from rich.table import Table
 
 from veritrail_graphrag.errors import VeriTrailWarning
 from veritrail_graphrag.models import Verdict
-from veritrail_graphrag.report import AuditReport, stages_text
+from veritrail_graphrag.report import AuditReport, flagged_first, stages_text
 from veritrail_graphrag.trail import ClaimResult
 
 if TYPE_CHECKING:  # the dry run's estimate comes with the LLM settings, loaded only when asked for
@@ -58,10 +58,7 @@ the report's path out of sight; report.md and report.html hold them all."""
 def _listed(results: list[ClaimResult], limit: int) -> list[ClaimResult]:
     """All, in order, when they fit; else the flagged first (Not Fully Supported, then
     Inconclusive), each group in order, up to `limit`."""
-    if len(results) <= limit:
-        return results
-    rank = {Verdict.NOT_FULLY_SUPPORTED: 0, Verdict.INCONCLUSIVE: 1, Verdict.FULLY_SUPPORTED: 2}
-    return sorted(results, key=lambda r: rank[r.verdict])[:limit]
+    return results if len(results) <= limit else flagged_first(results)[:limit]
 
 
 def claims_table(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from veritrail_graphrag.citation_accuracy import CitationSummary
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.models import Verdict
-from veritrail_graphrag.report import AuditReport, stages_text
+from veritrail_graphrag.report import AuditReport, flagged_first, stages_text
 from veritrail_graphrag.trail import ClaimResult
 
 MD_LIMIT = 200
@@ -46,10 +46,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
         lines += [f"## Claims that could not be verified ({len(report.failed)})", ""]
         lines += [f"- `{f.claim.id}` {f.claim.text}: {f.error}" for f in report.failed]
         lines += ["", "Re-run the same command to retry them; verified claims are not asked again.", ""]
-    unsupported = sorted(
-        (r for r in report.results if r.verdict is not Verdict.FULLY_SUPPORTED),
-        key=lambda r: r.verdict is not Verdict.NOT_FULLY_SUPPORTED,
-    )
+    unsupported = [r for r in flagged_first(report.results) if r.verdict is not Verdict.FULLY_SUPPORTED]
     if unsupported:
         lines += [f"## Claims that are not fully supported ({len(unsupported)})", ""]
     if len(unsupported) > limit:
