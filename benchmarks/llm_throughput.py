@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_openai import FakeOpenAI
 
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.models import Claim, Excerpt, TrailConfig, Verdict

@@ -9,12 +9,10 @@ from typing import NamedTuple
 import pytest
 from samples import copy_sample, require_shared
 
-import veritrail_graphrag.cli as cli
-from veritrail_graphrag.cli_options import AuditFlags
+from veritrail_graphrag.audit import AuditOptions, run_target
+from veritrail_graphrag.audit.targets import graphrag_query_target
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.output_lock import OutputLock
 from veritrail_graphrag.report import AuditReport
-from veritrail_graphrag.targets import graphrag_query_target
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,11 +37,5 @@ class AuditedSample(NamedTuple):
 def audited_sample(tmp_path_factory: pytest.TempPathFactory) -> AuditedSample:
     root = copy_sample("graphrag-christmas-carol", tmp_path_factory.mktemp("audited") / "carol")
     target = graphrag_query_target(root)
-    flags = AuditFlags()
-    prepared, config = flags.setup(target.project_root)
-    out = target.out_dir
-    with OutputLock(out / "report.json") as lock:
-        report = asyncio.run(
-            cli._run(target, None, flags, prepared, config, out / "report.json", out / "report.md", lock, cli._Tally())
-        )
-    return AuditedSample(report, target.dag, out)
+    report = asyncio.run(run_target(target, AuditOptions()))
+    return AuditedSample(report, target.dag, target.out_dir)

@@ -19,14 +19,17 @@ PACKAGE = Path(veritrail_graphrag.__file__).parent
 Graph = dict[str, list[tuple[str, int]]]
 
 # (who, the modules it starts from, what none of them may reach)
+_P = "veritrail_graphrag."
 RULES = [
-    ("the engine", "veritrail_graphrag.engine", ("veritrail_graphrag.adapters", "veritrail_graphrag.llm", "graphrag")),
-    (
-        "an adapter",
-        "veritrail_graphrag.adapters",
-        ("veritrail_graphrag.engine", "veritrail_graphrag.verifiers", "veritrail_graphrag.llm"),
+    ("a verifier", _P + "verifiers", tuple(_P + p for p in ("adapters", "audit", "report", "cli"))),
+    ("the engine", _P + "engine", (*(_P + p for p in ("adapters", "llm", "audit", "report", "cli")), "graphrag")),
+    ("an adapter", _P + "adapters", tuple(_P + p for p in ("engine", "verifiers", "llm", "audit", "cli"))),
+    ("llm (transport)", _P + "llm", (_P + "adapters", _P + "verifiers")),
+    *(  # nothing but the CLI (and `python -m`) imports the CLI
+        (f"{_P}{name} (not the CLI)", _P + name, (_P + "cli",))
+        for name in sorted({p.stem for p in PACKAGE.glob("*.py")} | {p.parent.name for p in PACKAGE.glob("*/__init__.py")})
+        if name not in {"cli", "__main__", "__init__"}
     ),
-    ("llm (transport)", "veritrail_graphrag.llm", ("veritrail_graphrag.adapters", "veritrail_graphrag.verifiers")),
 ]
 
 
@@ -51,8 +54,10 @@ def import_graph(package: Path = PACKAGE) -> Graph:
                     base = ".".join([*anchor, *([node.module] if node.module else [])])
                 else:
                     base = node.module or ""
-                imported.append((base, node.lineno))
-                imported += [(f"{base}.{a.name}", node.lineno) for a in node.names if f"{base}.{a.name}" in files]
+                submodules = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in files]
+                if len(submodules) < len(node.names):  # `from pkg import module` runs the module, not more
+                    imported.append((base, node.lineno))
+                imported += [(module, node.lineno) for module in submodules]
         graph[name] = imported
     return graph
 
@@ -117,5 +122,5 @@ def test_imports_are_read_lazily_and_relatively(tmp_path: Path) -> None:
     (package / "sub" / "leaf.py").write_text("def f():\n    from ..other import thing\n    import json\n")
     (package / "other.py").write_text("thing = 1\n")
     graph = import_graph(package)
-    assert graph["pkg.sub"] == [("pkg.sub", 1), ("pkg.sub.leaf", 1)]
+    assert graph["pkg.sub"] == [("pkg.sub.leaf", 1)]
     assert graph["pkg.sub.leaf"] == [("pkg.other", 2), ("json", 3)]

@@ -3,15 +3,21 @@
 import importlib
 from typing import Any
 
+__version__ = "0.1.0"
+
+# Last: `veritrail_graphrag.audit` is then the function, as `v.audit(path)` reads; the package's
+# modules are imported by their full names (`from veritrail_graphrag.audit.api import ...`).
+from veritrail_graphrag.audit import aaudit, aaudit_index, audit, audit_index, averify, verify
 from veritrail_graphrag.dag import DAG, Node
-from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.engine import ClaimResult, Iteration, StopReason, VeriTrail
 from veritrail_graphrag.errors import AdapterError, ClaimsError, DagError, VerifierError, VeriTrailError
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
-from veritrail_graphrag.trail import ClaimResult, Iteration, StopReason
+from veritrail_graphrag.report import AuditReport
 
 __all__ = [
     "DAG",
     "AdapterError",
+    "AuditReport",
     "CitedCheckReport",
     "Claim",
     "ClaimResult",
@@ -25,11 +31,15 @@ __all__ = [
     "VeriTrail",
     "VeriTrailError",
     "VerifierError",
+    "aaudit",
+    "aaudit_index",
     "adetect_hallucination",
+    "audit",
+    "audit_index",
+    "averify",
     "detect_hallucination",
+    "verify",
 ]
-
-__version__ = "0.1.0"
 
 _LAZY = {
     "detect_hallucination": "veritrail_graphrag.cited.check",

@@ -1,6 +1,6 @@
 """Typed errors. Each carries, as fields, the file, line or row and ids a user needs to find the problem.
 
-The CLI maps them to exit codes (`veritrail_graphrag.exit_codes`): anything else raised inside our
+The CLI maps them to exit codes (`veritrail_graphrag.cli.exit_codes`): anything else raised inside our
 code is a bug, reported with its traceback, never as bad input or as a claim to retry.
 """
 

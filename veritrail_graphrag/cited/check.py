@@ -19,6 +19,7 @@ from typing import Any, Literal, ParamSpec
 from pydantic import BaseModel, ConfigDict, Field
 
 from veritrail_graphrag import event_loop
+from veritrail_graphrag.audit.project_llm import project_llm_config
 from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.budget import (
     PASSING,
@@ -39,7 +40,6 @@ from veritrail_graphrag.errors import LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
-from veritrail_graphrag.project_llm import project_llm_config
 from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
 DEFAULT_MODEL = "gpt-4o-mini"

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from veritrail_graphrag import __version__, event_loop
-from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.engine.trail import ClaimResult
+from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.errors import EndpointError, VeriTrailError
 from veritrail_graphrag.evaluation.baselines import overlap_score
 from veritrail_graphrag.evaluation.counting import CountingVerifier, tokens_used
@@ -23,7 +24,6 @@ from veritrail_graphrag.evaluation.results import Cost, EvalReport, UnitOutcome
 from veritrail_graphrag.evaluation.scoring import score_system
 from veritrail_graphrag.evaluation.splits import DEV_FRACTION, SPLIT_SEED, Split, select
 from veritrail_graphrag.models import TrailConfig, Verdict
-from veritrail_graphrag.trail import ClaimResult
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.capabilities import close
 

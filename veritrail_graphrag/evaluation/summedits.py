@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from veritrail_graphrag.claims import sentence_claims
+from veritrail_graphrag.audit.claims import sentence_claims
 from veritrail_graphrag.dag import DAG, DagFile, Node
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim, LoadedBenchmark

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from veritrail_graphrag.endpoint_settings import EndpointSettings
 from veritrail_graphrag.errors import UsageError
 from veritrail_graphrag.llm.usage import ModelPrice
 from veritrail_graphrag.verifiers.base import Verifier
@@ -42,6 +43,9 @@ class VerifierSpec(BaseModel):
 
     name: str = "lexical"
     root: Path | None = Field(default=None, description="project folder whose settings name the model")
+    project: EndpointSettings | None = Field(
+        default=None, description="the endpoint the project's own settings name (GraphRAG's settings.yaml)"
+    )
     model: str | None = None
     base_url: str | None = None
     provider: str | None = None

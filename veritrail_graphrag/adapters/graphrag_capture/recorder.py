@@ -1,16 +1,11 @@
 """`QueryRecorder`: a GraphRAG query callback that keeps what a search showed the model.
 
 `graphrag query` prints the answer and throws away what it was built from. The recorder listens
-to GraphRAG 3.3's query callbacks and turns what it heard into a `QueryRun`:
-
-- every method: `on_context` (every call is kept, never just the last) and `on_llm_new_token`;
-- global: `on_map_response_start` gives each map batch's context table (its report ids are read
-  from it), `on_map_response_end` the key points of each batch, `on_context` the report records;
-- local and basic: `on_context` gives the one context window's records, per dataset;
-- DRIFT: `on_context` fires once per follow-up local search, `on_reduce_response_start` hands over
-  the action graph (each action's query, answer, score and context records; which action proposed
-  which) and `on_reduce_response_end` the final answer. No callback tells which reports the primer
-  read, so the recorder also wraps the one method that receives them (see `watch_drift_primers`).
+to GraphRAG 3.3's query callbacks and keeps all it hears: `on_context` (every call, never just
+the last), `on_llm_new_token`, the map calls' contexts and answers (global search), the action
+graph and reduce answer (DRIFT), and the reports DRIFT's primer read (told by
+`searches.drift_search.watch_primers`, since no callback reports them). Which method it heard, and
+what of it becomes the `QueryRun`, is each method's own module in `searches/`.
 
 A recorder serves one search. Nothing is checked while GraphRAG runs (an exception inside a
 callback would abort the user's search); `to_query_run` checks everything and raises
@@ -19,7 +14,6 @@ callback would abort the user's search); `to_query_run` checks everything and ra
 
 from __future__ import annotations
 
-import functools
 import json
 import secrets
 from datetime import UTC, datetime
@@ -29,13 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from veritrail_graphrag.adapters.graphrag import DriftAction, DriftRun, MapAnswer, MapBatch, Method, QueryRun
+from veritrail_graphrag.adapters.graphrag import Method, QueryRun
 from veritrail_graphrag.adapters.graphrag import settings_fingerprint as project_fingerprint
 from veritrail_graphrag.adapters.graphrag.layout import run_dir
-from veritrail_graphrag.adapters.graphrag.query_run import Records
-from veritrail_graphrag.adapters.graphrag_capture.batches import batch_report_ids
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
-from veritrail_graphrag.adapters.graphrag_capture.reduce_budget import points_over_budget
+from veritrail_graphrag.adapters.graphrag_capture.searches import SEARCHES
 from veritrail_graphrag.errors import AdapterError
 from veritrail_graphrag.files import atomic_write_text
 
@@ -61,72 +53,6 @@ def _graphrag_version() -> str:
         return "unknown"
 
 
-def records_of(context: Any) -> Records:
-    """GraphRAG's context records (dataset -> DataFrame) as plain JSON values; NaN becomes None."""
-    if not isinstance(context, dict):
-        raise AdapterError(f"GraphRAG's context records are a {type(context).__name__}, not a dict of tables")
-    records: Records = {}
-    for name, frame in context.items():
-        if not isinstance(frame, pd.DataFrame):
-            raise AdapterError(f"context records {name!r} are a {type(frame).__name__}, not a table")
-        records[str(name)] = json.loads(frame.to_json(orient="records"))
-    return records
-
-
-def _key_points(response: Any) -> list[MapAnswer]:
-    """A map call's points; GraphRAG's placeholder for an unparsable answer (empty text, score 0)
-    is dropped, and a negative score is stored as 0: reduce ignores both the same way."""
-    points: list[MapAnswer] = []
-    for point in response if isinstance(response, list) else []:
-        if not isinstance(point, dict):
-            continue
-        text = str(point.get("answer") or "")
-        if not text.strip():
-            continue
-        points.append(MapAnswer(answer=text, score=max(float(point.get("score") or 0), 0.0)))
-    return points
-
-
-def _score(value: Any) -> float | None:
-    """A DRIFT action's score; GraphRAG uses -inf for "none", which JSON cannot hold."""
-    try:
-        score = float(value)
-    except (TypeError, ValueError):
-        return None
-    return score if score == score and abs(score) != float("inf") else None
-
-
-def _one_search(heard: int) -> None:
-    if heard != 1:
-        raise AdapterError(f"one recorder heard {heard} searches; use one QueryRecorder per query")
-
-
-def watch_drift_primers() -> None:
-    """Let recorders hear which reports DRIFT's primer read (once per process; idempotent).
-
-    GraphRAG 3.3 passes the primer's reports (the `drift_k_followups` most similar to a
-    hypothetical answer) to no callback. `DRIFTSearch._process_primer_results` receives them;
-    it is wrapped so that every `QueryRecorder` among that search's callbacks is told, and the
-    search itself is unchanged. If a GraphRAG version renames the method, nothing is wrapped and
-    a DRIFT run records the primer's reports as unknown.
-    """
-    from graphrag.query.structured_search.drift_search.search import DRIFTSearch
-
-    original = DRIFTSearch.__dict__.get("_process_primer_results")
-    if original is None or getattr(original, "veritrail_watch", False):
-        return
-
-    @functools.wraps(original)
-    def process_primer_results(self: Any, query: str, search_results: Any) -> Any:
-        for callback in getattr(self, "callbacks", None) or []:
-            if isinstance(callback, QueryRecorder):
-                callback.on_drift_primer(search_results.context_data)
-        return original(self, query, search_results)
-
-    process_primer_results.veritrail_watch = True  # type: ignore[attr-defined]
-    DRIFTSearch._process_primer_results = process_primer_results  # type: ignore[method-assign]
-
-
 class QueryRecorder(QueryCallbacks):
     """Records one GraphRAG search (any method); pass it in `callbacks=[...]`, then `save`.
 
@@ -149,7 +75,9 @@ class QueryRecorder(QueryCallbacks):
         config: GraphRagConfig | None = None,
         column_delimiter: str = "|",
     ) -> None:
-        watch_drift_primers()
+        for search in SEARCHES.values():
+            if search.prepare is not None:
+                search.prepare()
         self.query = query
         self.method = method
         self.community_level = community_level
@@ -185,7 +113,7 @@ class QueryRecorder(QueryCallbacks):
         self.tokens.append(token or "")
 
     def on_drift_primer(self, context_data: Any) -> None:
-        """The primer's search result context (`{"top_k_reports": frame}`), from `watch_drift_primers`."""
+        """The primer's search result context (`{"top_k_reports": frame}`), from `drift_search.watch_primers`."""
         self.primer_context = context_data
 
     @property
@@ -195,88 +123,12 @@ class QueryRecorder(QueryCallbacks):
 
     def heard_method(self) -> Method:
         """The search method, from the callbacks GraphRAG made (checked against `method` if given)."""
-        if self.map_starts:
-            heard: Method = "global"
-        elif self.action_graphs:
-            heard = "drift"
-        elif self.contexts:
-            keys = set(self.contexts[-1]) if isinstance(self.contexts[-1], dict) else set()
-            heard = "basic" if keys <= {"sources"} else "local"
-        else:
+        heard = next((name for name, search in SEARCHES.items() if search.heard(self)), None)
+        if heard is None:
             raise AdapterError("the recorder heard no search; pass it in callbacks=[...] of the search")
         if self.method is not None and self.method != heard:
             raise AdapterError(f"the recorder was made for a {self.method} search but heard a {heard} search")
         return heard
-
-    def batches(self) -> list[MapBatch]:
-        """Each map batch with its reports and key points, in the order GraphRAG numbered them."""
-        _one_search(self.map_starts)
-        if len(self.map_results) != len(self.map_contexts):
-            raise AdapterError(
-                f"GraphRAG reported {len(self.map_contexts)} map contexts but {len(self.map_results)} map answers"
-            )
-        for index, (context, result) in enumerate(zip(self.map_contexts, self.map_results, strict=True)):
-            if isinstance(result.context_data, str) and result.context_data != context:
-                raise AdapterError(f"map answer {index} was computed from another context than map batch {index}")
-        reports = self.contexts[-1].get("reports") if self.contexts and isinstance(self.contexts[-1], dict) else None
-        report_ids = batch_report_ids(self.map_contexts, reports, delimiter=self.column_delimiter)
-        return [
-            MapBatch(index=index, report_ids=ids, answers=_key_points(result.response))
-            for index, (ids, result) in enumerate(zip(report_ids, self.map_results, strict=True))
-        ]
-
-    def _left_out(self, batches: list[MapBatch]) -> list[str]:
-        """Key points with score > 0 that did not fit reduce's token budget (needs the config)."""
-        if self.config is None:
-            return []
-        from graphrag.tokenizer.get_tokenizer import get_tokenizer
-
-        search = self.config.global_search
-        tokenizer = get_tokenizer(self.config.get_completion_model_config(search.completion_model_id))
-        return points_over_budget(batches, tokenizer.num_tokens, search.data_max_tokens)
-
-    def context(self) -> Records:
-        """The one context window of a local or basic search."""
-        _one_search(len(self.contexts))
-        return records_of(self.contexts[0])
-
-    def drift(self) -> DriftRun:
-        """The action graph of a DRIFT search, each follow-up with the context it was answered from."""
-        _one_search(len(self.action_graphs))
-        graph = self.action_graphs[0]
-        parents: dict[int, list[int]] = {}
-        for edge in graph.get("edges", []):
-            parents.setdefault(int(edge["target"]), []).append(int(edge["source"]))
-        heard = [records_of(context) for context in self.contexts]
-        actions: list[DriftAction] = []
-        for node in graph["nodes"]:
-            context = (node.get("metadata") or {}).get("context_data")
-            records = records_of(context) if context is not None else None
-            if records is not None and node.get("answer") and records not in heard:
-                raise AdapterError(
-                    f"DRIFT action {node['id']} ({node['query']!r}) was answered from a context no on_context call "
-                    "reported; the callbacks of this GraphRAG version are not understood"
-                )
-            actions.append(
-                DriftAction(
-                    id=int(node["id"]),
-                    query=str(node["query"]),
-                    answer=node.get("answer"),
-                    score=_score(node.get("score")),
-                    parents=sorted(set(parents.get(int(node["id"]), []))),
-                    context=records,
-                )
-            )
-        answered = sum(1 for a in actions if a.context is not None and a.answered)
-        if answered > len(heard):
-            raise AdapterError(f"{answered} follow-up searches were answered but on_context fired {len(heard)} times")
-        return DriftRun(primer_report_ids=self._primer_reports(), actions=actions)
-
-    def _primer_reports(self) -> list[int] | None:
-        reports = self.primer_context.get("top_k_reports") if isinstance(self.primer_context, dict) else None
-        if not isinstance(reports, pd.DataFrame) or "short_id" not in reports.columns:
-            return None
-        return [int(community) for community in reports["short_id"]]
 
     def to_query_run(
         self,
@@ -297,21 +149,8 @@ class QueryRecorder(QueryCallbacks):
         answer = final_answer if final_answer is not None else streamed or self.reduce_output or ""
         if not answer.strip():
             raise AdapterError("no final answer was recorded; pass final_answer=<the text GraphRAG returned>")
-        parts: dict[str, Any] = {}
-        extra = ""
-        if method == "global":
-            batches = self.batches()
-            left_out = self._left_out(batches)
-            parts = {"batches": batches, "not_in_reduce": left_out}
-            if left_out:
-                extra = f"reduce left out {len(left_out)} key point(s) with score > 0 for lack of tokens"
-        elif method == "drift":
-            parts = {"drift": self.drift()}
-            if parts["drift"].primer_report_ids is None:
-                extra = "the reports the DRIFT primer read were not recorded"
-        else:
-            parts = {"context": self.context()}
-        note_parts = [f"captured from graphrag {_graphrag_version()} {method} search", notes, extra]
+        recorded = SEARCHES[method].record(self)
+        note_parts = [f"captured from graphrag {_graphrag_version()} {method} search", notes, recorded.note]
         return QueryRun(
             run_id=run_id or new_run_id(),
             query=self.query,
@@ -320,7 +159,7 @@ class QueryRecorder(QueryCallbacks):
             settings_fingerprint=settings_fingerprint,
             notes="; ".join(part for part in note_parts if part),
             final_answer=answer,
-            **parts,
+            **recorded.parts,
         )
 
     def raw(self, final_answer: str) -> dict[str, Any]:

@@ -11,26 +11,19 @@ undone when the capture ends, so the caller's working directory is the same befo
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veritrail_graphrag.adapters.graphrag import Method, QueryRun
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
+from veritrail_graphrag.adapters.graphrag_capture.searches import SEARCHES
 from veritrail_graphrag.errors import AdapterError
 
 if TYPE_CHECKING:
     from graphrag.config.models.graph_rag_config import GraphRagConfig
 
-    from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
-SEARCH_TABLES: dict[Method, tuple[str, ...]] = {
-    "global": ("entities", "communities", "community_reports"),
-    "local": ("entities", "communities", "community_reports", "text_units", "relationships"),
-    "drift": ("entities", "communities", "community_reports", "text_units", "relationships"),
-    "basic": ("text_units",),
-}
-OPTIONAL_TABLES: dict[Method, tuple[str, ...]] = {"local": ("covariates",)}
 DEFAULT_RESPONSE_TYPE = "Multiple Paragraphs"
 DEFAULT_COMMUNITY_LEVEL = 2
 
@@ -60,8 +53,9 @@ async def load_search_tables(config: GraphRagConfig, root: Path, method: Method 
     provider = create_table_provider(config.table_provider, storage=create_storage(config.output_storage))
     reader = DataReader(provider)
     tables: dict[str, Any] = {}
-    for name in SEARCH_TABLES[method] + OPTIONAL_TABLES.get(method, ()):
-        if name in OPTIONAL_TABLES.get(method, ()) and not await provider.has(name):
+    search = SEARCHES[method]
+    for name in search.tables + search.optional_tables:
+        if name in search.optional_tables and not await provider.has(name):
             tables[name] = None
             continue
         try:
@@ -73,23 +67,6 @@ async def load_search_tables(config: GraphRagConfig, root: Path, method: Method 
                 file=root,
             ) from None
     return tables
-
-
-def _search_stream(
-    method: Method, config: GraphRagConfig, tables: dict[str, Any], recorder: QueryRecorder, **options: Any
-) -> AsyncIterator[str]:
-    """`graphrag.api.<method>_search_streaming` with the arguments `graphrag query` gives it."""
-    import graphrag.api as api
-
-    common = {"config": config, "query": recorder.query, "callbacks": [recorder], **tables}
-    if method == "global":
-        return api.global_search_streaming(**common, **options)
-    options.pop("dynamic_community_selection")
-    if method == "basic":
-        options.pop("community_level")
-        return api.basic_search_streaming(**common, **options)
-    stream = api.local_search_streaming if method == "local" else api.drift_search_streaming
-    return stream(**common, **options)
 
 
 async def capture_search(
@@ -115,7 +92,7 @@ async def capture_search(
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
     try:
-        import graphrag.api  # noqa: F401
+        import graphrag.api as api
     except ModuleNotFoundError as exc:
         raise GraphRAGMissingError(exc.name) from exc
 
@@ -128,21 +105,19 @@ async def capture_search(
         config = load_project_config(root, data)
         tables = await load_search_tables(config, root, method)
         recorder = QueryRecorder(query, method=method, community_level=community_level, config=config)
-        stream = _search_stream(
-            method,
-            config,
-            tables,
-            recorder,
-            community_level=community_level,
-            dynamic_community_selection=dynamic_community_selection,
-            response_type=response_type,
-            verbose=verbose,
-        )
+        common = {"config": config, "query": query, "callbacks": [recorder], **tables}
+        options = {
+            "community_level": community_level,
+            "dynamic_community_selection": dynamic_community_selection,
+            "response_type": response_type,
+            "verbose": verbose,
+        }
+        stream = SEARCHES[method].stream(api, common, options)
         async for chunk in stream:
             chunks.append(chunk)
             if on_token is not None:
                 on_token(chunk)
-    options = f"response_type={response_type!r}"
+    notes = f"response_type={response_type!r}"
     if method == "global":
-        options += f", dynamic_community_selection={dynamic_community_selection}"
-    return QueryRun.load(recorder.save(root, final_answer="".join(chunks), run_id=run_id, notes=options))
+        notes += f", dynamic_community_selection={dynamic_community_selection}"
+    return QueryRun.load(recorder.save(root, final_answer="".join(chunks), run_id=run_id, notes=notes))

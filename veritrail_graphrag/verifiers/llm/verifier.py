@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from veritrail_graphrag.errors import EndpointError, LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import ResponseCache, SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
-from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.config import LLMConfig, resolve_llm_config
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.request import Prompt
 from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key, estimate_tokens
@@ -31,7 +31,6 @@ from veritrail_graphrag.models import (
     Verdict,
     VerdictResult,
 )
-from veritrail_graphrag.project_llm import project_llm_config
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
 from veritrail_graphrag.verifiers.llm.parsing import (
@@ -259,9 +258,9 @@ class LLMVerifier:
 
 
 def prepare(spec: VerifierSpec) -> PreparedVerifier:
-    """The LLM settings, resolved once for the run: the project's settings.yaml, veritrail.toml,
-    VERITRAIL_* variables, then the command line's options."""
-    config = project_llm_config(spec.root, spec.llm_overrides())
+    """The LLM settings, resolved once for the run: the project's endpoint (its settings.yaml, read
+    by the caller into `spec.project`), veritrail.toml, VERITRAIL_* variables, then the options."""
+    config = resolve_llm_config(spec.root, spec.llm_overrides(), project=spec.project)
     return PreparedVerifier(
         build=lambda: LLMVerifier.from_config(config, samples=spec.samples, min_agreement=spec.min_agreement),
         concurrency=config.concurrency,

@@ -1,0 +1,102 @@
+"""The Python API: `audit`, `audit_index` and `verify` do what the commands do, with the same
+options as keyword arguments, and write the same files."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import AuditedSample
+from samples import SAMPLES, copy_sample
+
+import veritrail_graphrag
+import veritrail_graphrag as v
+from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.report import AuditReport
+
+DAG_FILE = SAMPLES / "handwritten-hierarchical" / "dag.json"
+
+
+def test_audit_of_a_copy_of_the_sample_writes_the_reports_the_command_writes(
+    tmp_path: Path, audited_sample: AuditedSample
+) -> None:
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    progress: list[tuple[int, int]] = []
+    report = v.audit(root, on_progress=lambda done, total: progress.append((done, total)))
+    folder = root / "output" / "veritrail" / "queries" / "handwritten-1"
+    names = {"report.json", "report.md", "report.html", "claims.parquet", "evidence.parquet"}
+    assert names <= {p.name for p in folder.iterdir()}
+    assert isinstance(report, AuditReport)
+    assert [(r.claim.text, r.verdict, r.error_stages) for r in report.results] == [
+        (r.claim.text, r.verdict, r.error_stages) for r in audited_sample.report.results
+    ]
+    assert progress[0] == (0, 7) and progress[-1] == (7, 7) and len(progress) == 8
+    assert AuditReport.load(str(folder / "report.json")).summary == report.summary
+
+
+def test_options_are_the_commands_and_an_unknown_one_is_named(tmp_path: Path) -> None:
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    with pytest.raises(UsageError, match="qq"):
+        v.audit(root, qq=2)
+    with pytest.raises(UsageError, match="--samples applies to --verifier llm only"):
+        v.audit(root, samples=3)
+    with pytest.raises(UsageError, match="--book applies to BooookScore files"):
+        v.audit(root, book="x.epub")
+    assert not (root / "output" / "veritrail" / "queries" / "handwritten-1" / "report.json").exists()
+
+
+def test_audit_index_audits_the_communities_asked_for(tmp_path: Path) -> None:
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    report = v.audit_index(root, communities=[45, 45], q=2)
+    assert report.terminals == ["report:45"] and report.config.q == 2
+    assert (root / "output" / "veritrail" / "index-audit" / "report.html").is_file()
+
+
+def test_verify_takes_a_dag_file_or_object_and_claims_as_texts(tmp_path: Path) -> None:
+    dag = v.DAG.from_json(DAG_FILE)
+    with pytest.raises(UsageError, match="out=PATH"):
+        v.verify(dag, ["The ferry was paid for by a grant from the county town."])
+    out = tmp_path / "r.json"
+    report = v.verify(dag, ["The ferry was paid for by a grant from the county town."], out=out)
+    assert [r.claim.id for r in report.results] == ["claim-1"] and out.is_file()
+    assert report.results[0].verdict is v.Verdict.NOT_FULLY_SUPPORTED
+
+    copied = tmp_path / "dag.json"
+    copied.write_bytes(DAG_FILE.read_bytes())
+    from_file = v.verify(copied, ["The ferry was paid for by a grant from the county town."])
+    assert (tmp_path / "dag.report.json").is_file()
+    assert from_file.results[0].verdict == report.results[0].verdict
+
+
+def test_the_coroutine_forms_run_inside_a_running_loop(tmp_path: Path) -> None:
+    copied = tmp_path / "dag.json"
+    copied.write_bytes(DAG_FILE.read_bytes())
+
+    async def inside() -> AuditReport:
+        return await v.averify(copied, ["Mara Voss was the miller's daughter."])
+
+    assert len(asyncio.run(inside()).results) == 1
+
+
+def test_audit_stays_the_function_whatever_is_imported() -> None:
+    for module in pkgutil.walk_packages(veritrail_graphrag.__path__, "veritrail_graphrag."):
+        if module.name != "veritrail_graphrag.__main__":  # that one runs the command
+            importlib.import_module(module.name)
+    assert callable(v.audit) and v.audit.__module__ == "veritrail_graphrag.audit.api"
+    from veritrail_graphrag.audit import audit, checkpoint
+
+    assert audit is v.audit and checkpoint.__name__ == "veritrail_graphrag.audit.checkpoint"
+
+
+def test_the_python_example_audits_a_copy_of_the_sample(tmp_path: Path) -> None:
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    example = Path(__file__).resolve().parents[2] / "examples" / "audit_from_python.py"
+    done = subprocess.run([sys.executable, str(example), str(root)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("7 claims: ") and "- [final_answer] stage 6: " in done.stdout
+    assert (root / "output" / "veritrail" / "queries" / "handwritten-1" / "report.json").is_file()

@@ -1,0 +1,46 @@
+"""The planted errors of the bundled samples are localized to the stage they were planted at.
+
+The verifier here is a key-phrase oracle (it selects and accepts only sentences carrying the
+planted phrase), so these tests check the adapters' DAGs and the engine's localization together,
+independently of any verifier's quality.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scripted import ScriptedVerifier
+
+from veritrail_graphrag import Claim, Verdict, VeriTrail
+from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, read_index
+from veritrail_graphrag.adapters.summaries import load_summary_run
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
+
+
+def graphrag_sample():  # type: ignore[no-untyped-def]
+    root = SAMPLES / "graphrag-christmas-carol"
+    run = QueryRun.load(root / "output" / "veritrail" / "queries" / "handwritten-1")
+    return add_query_run(read_index(root), run)
+
+
+def summary_sample():  # type: ignore[no-untyped-def]
+    return load_summary_run(SAMPLES / "hierarchical-christmas-carol" / "summary-log.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("load", "phrase", "stage"),
+    [
+        (graphrag_sample, "surgeon", 4),
+        (graphrag_sample, "orphanage", 6),
+        (summary_sample, "half a crown", 2),
+        (summary_sample, "twenty years", 3),
+    ],
+)
+def test_planted_error_is_blamed_on_its_stage(load, phrase: str, stage: int) -> None:  # type: ignore[no-untyped-def]
+    dag = load()
+    sentence = next(s for s in dag.sentences(dag.terminal) if phrase in s.text)
+    result = VeriTrail(ScriptedVerifier(phrase)).verify(dag, Claim(id="planted", text=sentence.text))
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert result.error_stages == [stage]

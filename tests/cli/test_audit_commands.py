@@ -1,0 +1,155 @@
+"""`veritrail audit` and `veritrail audit-index` on the bundled samples."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from samples import copy_sample
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+from veritrail_graphrag import Verdict
+from veritrail_graphrag.audit.options import SourceOptions
+from veritrail_graphrag.audit.targets import graphrag_query_target
+from veritrail_graphrag.report.model import AuditReport
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
+runner = CliRunner()
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    target = tmp_path / "carol"
+    copy_sample("graphrag-christmas-carol", target)
+    return target
+
+
+def _report(folder: Path) -> dict:
+    """report.json as full objects (the file names nodes by their row in its node table)."""
+    return AuditReport.load(folder / "report.json").model_dump(mode="json")
+
+
+def test_audit_of_the_saved_query_run_writes_reports_in_its_folder(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit", str(project)])
+    assert result.exit_code == 0, result.output
+    folder = project / "output" / "veritrail" / "queries" / "handwritten-1"
+    report = _report(folder)
+    assert (folder / "report.md").read_text().startswith("# VeriTrail audit")
+    assert report["terminals"] == ["final_answer"]
+    by_phrase = {p: next(r for r in report["results"] if p in r["claim"]["text"]) for p in ("orphanage", "surgeon")}
+    assert by_phrase["orphanage"]["verdict"] == Verdict.NOT_FULLY_SUPPORTED
+    assert by_phrase["orphanage"]["error_stages"] == [6]  # invented in the final answer
+    assert by_phrase["surgeon"]["verdict"] == Verdict.NOT_FULLY_SUPPORTED
+    assert by_phrase["surgeon"]["error_stages"] == [4]  # planted in community report 45
+    trail = {n for it in report["results"][2]["iterations"] for n in it["nodes_with_evidence"]}
+    assert any(n.startswith("report:") for n in trail) and any(n.startswith("text_unit:") for n in trail)
+
+
+def test_unknown_query_run_lists_the_known_ones(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit", str(project), "--query-run", "nope"])
+    assert result.exit_code == 2
+    assert "no query run 'nope' (known: handwritten-1)" in result.output
+
+
+def test_query_runs_are_named_by_their_folder_and_reported_there(project: Path) -> None:
+    """A copied run folder keeps the run_id inside: users see folders, so folders name runs."""
+    queries = project / "output" / "veritrail" / "queries"
+    shutil.copytree(queries / "handwritten-1", queries / "copy")
+    result = runner.invoke(cli.app, ["audit", str(project), "--query-run", "copy"])
+    assert result.exit_code == 0, result.output
+    assert (queries / "copy" / "report.json").is_file() and not (queries / "handwritten-1" / "report.json").exists()
+    by_path = graphrag_query_target(project, SourceOptions(query_run=str(queries / "copy")))
+    assert by_path.out_dir == queries / "copy"
+
+    listed = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
+    assert listed.exit_code == 0, listed.output
+    output = " ".join(listed.output.split())
+    assert f"'handwritten-1' is in 2 folders: {queries / 'copy'}, {queries / 'handwritten-1'}" in output
+
+
+def test_an_unreadable_query_run_does_not_block_the_others(project: Path) -> None:
+    broken = project / "output" / "veritrail" / "queries" / "broken"
+    broken.mkdir()
+    (broken / "query_run.json").write_text("{")
+    named = runner.invoke(cli.app, ["audit", str(project), "--query-run", "handwritten-1", "--dry-run"])
+    assert named.exit_code == 0, named.output
+    assert "broken" not in named.output  # only the run audited is read
+    latest = runner.invoke(cli.app, ["audit", str(project), "--dry-run"])
+    assert latest.exit_code == 0, latest.output
+    [warning] = [line for line in latest.output.splitlines() if "broken" in line]
+    assert "skipped an unreadable query run" in warning and "invalid JSON" in warning
+
+
+def test_answer_file_is_traced_through_the_reports_it_cites(project: Path, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.md"
+    answer.write_text(
+        "Marley's ghost warns Scrooge on Christmas Eve [Data: Reports (48)]. "
+        "Scrooge sells his counting-house to Fred [Data: Reports (48, 49)]."
+    )
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--question", "What happens?"])
+    assert result.exit_code == 0, result.output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    report = _report(folder)
+    assert report["dag_metadata"]["question"] == "What happens?"
+    first = report["results"][0]
+    assert first["iterations"][0]["checked"] == ["report:48", "report:49"]
+    assert [r["verdict"] for r in report["results"]][1] == Verdict.NOT_FULLY_SUPPORTED
+
+
+def test_answer_without_citations_is_refused(project: Path, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Scrooge changes his ways.")
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer)])
+    assert result.exit_code == 2 and "cites no record ([Data: Reports (...)])" in result.output
+
+
+def test_map_answer_files_become_stage_5(project: Path, tmp_path: Path) -> None:
+    maps = tmp_path / "maps"
+    maps.mkdir()
+    (maps / "1.txt").write_text("Marley's ghost visits Scrooge [Data: Reports (48)].")
+    (maps / "2.json").write_text(json.dumps({"answer": "Unrelated [Data: Reports (49)].", "score": 0}))
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Marley's ghost visits Scrooge on Christmas Eve.")
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--map-answers", str(maps)])
+    assert result.exit_code == 0, result.output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    report = _report(folder)
+    assert report["results"][0]["iterations"][0]["checked"] == ["map_answer:0.0"]
+
+
+def test_audit_index_of_chosen_communities(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit-index", str(project), "--community", "45", "--community", "48"])
+    assert result.exit_code == 0, result.output
+    report = _report(project / "output" / "veritrail" / "index-audit")
+    assert report["terminals"] == ["report:45", "report:48"]
+    assert {r["terminal"] for r in report["results"]} == {"report:45", "report:48"}
+    stages = {s for r in report["results"] for s in (r["error_stages"] or [])}
+    assert stages <= {2, 3, 4}
+    surgeon = next(r for r in report["results"] if "surgeon" in r["claim"]["text"])
+    assert surgeon["verdict"] != Verdict.FULLY_SUPPORTED
+
+
+def test_audit_index_unknown_community(project: Path) -> None:
+    result = runner.invoke(cli.app, ["audit-index", str(project), "--community", "999"])
+    assert result.exit_code == 2 and "report:999" in result.output
+
+
+def test_audit_of_a_summary_log_writes_beside_it(tmp_path: Path) -> None:
+    log = tmp_path / "summary-log.jsonl"
+    shutil.copy(SAMPLES / "hierarchical-christmas-carol" / "summary-log.jsonl", log)
+    result = runner.invoke(cli.app, ["audit", str(log)])
+    assert result.exit_code == 0, result.output
+    report = _report(tmp_path / "summary-log.veritrail")
+    assert report["summary"]["claims"] > 0
+
+
+def test_audit_of_a_dag_json(tmp_path: Path) -> None:
+    dag = tmp_path / "dag.json"
+    shutil.copy(SAMPLES / "handwritten-hierarchical" / "dag.json", dag)
+    result = runner.invoke(cli.app, ["audit", str(dag)])
+    assert result.exit_code == 0, result.output
+    report = _report(tmp_path / "dag.veritrail")
+    assert report["summary"]["error_stages"] == {"3": 1}

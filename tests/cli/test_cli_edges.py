@@ -1,0 +1,145 @@
+"""CLI behaviour at the edges: option precedence, refused combinations, bad paths, odd text."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from samples import copy_sample
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+from veritrail_graphrag.cli.options import AuditFlags
+from veritrail_graphrag.files import atomic_write_text
+from veritrail_graphrag.models import TrailConfig
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
+DAG = SAMPLES / "handwritten-hierarchical" / "dag.json"
+runner = CliRunner()
+
+
+def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    atomic_write_text(path, "{}")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+
+
+def test_concurrency_comes_from_llm_settings_unless_given(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("VERITRAIL_CONCURRENCY", "4")
+    monkeypatch.setenv("VERITRAIL_MODEL", "some-model")
+    monkeypatch.chdir(tmp_path)
+    _, config = AuditFlags(verifier="llm").setup(None)
+    assert config.concurrency == 4
+    _, config = AuditFlags(verifier="llm", concurrency=9).setup(None)
+    assert config.concurrency == 9
+    _, config = AuditFlags(verifier="lexical").setup(None)
+    assert config == TrailConfig()
+
+
+def test_llm_flags_with_the_lexical_verifier_are_refused() -> None:
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--model", "gpt-4o", "--samples", "3"])
+    assert result.exit_code == 2 and "--model, --samples apply to --verifier llm only" in result.output
+
+
+def test_dry_run_with_the_lexical_verifier_says_there_are_no_calls(tmp_path: Path) -> None:
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--dry-run", "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 0 and "makes none" in result.output
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_claim_text_with_markup_is_printed_literally(tmp_path: Path) -> None:
+    result = runner.invoke(
+        cli.app, ["verify", str(DAG), "--claim", "Mara [bold]rowed[/i] grain [Data: x].", "--out", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "[bold]rowed[/i]" in result.output.replace("\n", " ") or "rowed[/i]" in result.output
+
+
+def test_error_text_with_brackets_is_printed_literally(tmp_path: Path) -> None:
+    claims = tmp_path / "claims.json"
+    claims.write_text(json.dumps([{"id": "[llm]", "text": ""}]))
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claims", str(claims)])
+    assert result.exit_code == 2 and "'[llm]'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["audit", "{empty}"], "no GraphRAG index found"),
+        (["audit", "{missing}/nothing.json"], "no such file"),
+        (["audit", "{carol}", "--answer", "{missing}/answer.md"], "answer.md: no such file"),
+        (["audit", "{carol}", "--answer", "{dag}", "--map-answers", "{dag}"], "not a folder of map-answer files"),
+        (["audit", "{carol}", "--map-answers", "{empty}"], "--map-answers goes with --answer"),
+        (["audit", "{carol}", "--book", "x"], "--book applies to BooookScore files"),
+        (["audit", "{dag}", "--query-run", "x"], "--query-run applies to GraphRAG projects"),
+        (["audit-index", "{carol}", "--community", "45", "--all"], "give --community, or --reports/--all"),
+    ],
+)
+def test_bad_paths_and_option_combinations_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
+    carol = tmp_path / "carol"
+    copy_sample("graphrag-christmas-carol", carol)
+    (tmp_path / "empty").mkdir()
+    names = {"empty": tmp_path / "empty", "missing": tmp_path / "missing", "carol": carol, "dag": DAG}
+    result = runner.invoke(cli.app, [a.format(**names) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output.replace("\n", " ")
+
+
+def test_repeated_community_is_audited_once(tmp_path: Path) -> None:
+    carol = tmp_path / "carol"
+    copy_sample("graphrag-christmas-carol", carol)
+    result = runner.invoke(cli.app, ["audit-index", str(carol), "--community", "48", "--community", "48"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((carol / "output" / "veritrail" / "index-audit" / "report.json").read_text())
+    assert report["terminals"] == ["report:48"]
+
+
+def test_llm_settings_that_change_answers_change_the_resume_key() -> None:
+    from veritrail_graphrag.llm.config import LLMConfig
+    from veritrail_graphrag.verifiers.capabilities import verifier_settings
+    from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
+
+    def settings(**values: object) -> dict:
+        config = LLMConfig(**{"model": "m1", "base_url": "http://127.0.0.1:9/v1", "cache": False, **values})
+        return verifier_settings(LLMVerifier(config))
+
+    assert settings() == settings(concurrency=3, timeout=5)
+    assert settings() != settings(model="m2")
+    assert settings() != settings(temperature=0.5)
+    assert "api_key" not in json.dumps(settings(api_key="secret"))
+
+
+def test_a_jsonl_claims_file_names_the_real_line(tmp_path: Path) -> None:
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text('{"id": "a", "text": "Mara rowed the grain."}\n\n{"id": "b", "text": ""}\n')
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claims", str(claims), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and f"{claims}, line 3: claim 'b'" in " ".join(result.output.split())
+    claims.write_text('{"id": "a", "text": "Mara rowed the grain."}\n{"id": "b", "text": \n')
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claims", str(claims), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and f"{claims}, line 2: neither JSON nor JSON lines" in " ".join(result.output.split())
+
+
+def test_an_empty_claim_is_one_line(tmp_path: Path) -> None:
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--claim", "ok then", "--claim", " ", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: --claim number 2 is empty: give the text of the claim to verify"
+
+
+def test_options_are_checked_before_the_input_is_read(tmp_path: Path) -> None:
+    result = runner.invoke(cli.app, ["audit", str(tmp_path / "missing"), "--verifier", "foo"])
+    assert result.exit_code == 2 and "unknown verifier 'foo'" in result.output
+
+
+def test_a_torn_last_line_of_a_summary_log_is_a_warning_line(tmp_path: Path) -> None:
+    log = tmp_path / "summary-log.jsonl"
+    log.write_text((SAMPLES / "hierarchical-christmas-carol" / "summary-log.jsonl").read_text() + '{"type": "te')
+    result = runner.invoke(cli.app, ["audit", str(log), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    [line] = [line for line in result.output.splitlines() if "incomplete last line" in line]
+    assert line.startswith(f"warning: {log}, line ")
+    assert "TornLineWarning" not in result.output

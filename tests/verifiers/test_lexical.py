@@ -1,0 +1,402 @@
+"""The offline lexical verifier: verdict figures, selection ids, decomposition rules (its speed is
+`benchmarks/verifier_speed.py`'s)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+from samples import SHARED, require_shared
+
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig, Verdict
+from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
+from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
+
+SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
+
+SOURCE = (
+    "The acquisition of GitHub, a company that hosts code, was completed by Microsoft in 2018. "
+    "The deal was worth $7.5 billion. "
+    "Analysts did not expect regulators to block the merger."
+)
+
+
+@pytest.fixture
+def verifier() -> LexicalVerifier:
+    return LexicalVerifier()
+
+
+async def judge(verifier: LexicalVerifier, claim: str, *texts: str):
+    excerpts = [Excerpt(node_id=f"n{i}", text=t, is_root=True) for i, t in enumerate(texts)]
+    return await verifier.judge(Claim(id="c1", text=claim), excerpts)
+
+
+def batch(*texts: str, node: str = "n1", start: int = 0) -> list[Sentence]:
+    return [
+        Sentence(id=f"{node}:{start + i}", node_id=node, index=start + i, text=text) for i, text in enumerate(texts)
+    ]
+
+
+def test_traces_a_claim_through_the_engine_to_the_stage_of_its_error(verifier: LexicalVerifier) -> None:
+    dag = DAG.from_json(Path(__file__).resolve().parents[2] / "sample_runs" / "handwritten-hierarchical" / "dag.json")
+    claim = Claim(id="c1", text="The ferry was paid for by a grant from the county town.")
+    result = VeriTrail(verifier, TrailConfig()).verify(dag, claim)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [3]
+    assert result.iterations[0].nodes_with_evidence  # the first iteration found the claim's words
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+async def test_supported_paraphrase_is_fully_supported(verifier: LexicalVerifier) -> None:
+    result = await judge(verifier, "In 2018, Microsoft acquired GitHub, a code hosting company.", SOURCE)
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+    assert result.score == pytest.approx(1.0)
+    assert "covers 7/7 content terms" in result.reasoning
+
+
+async def test_changed_number_is_not_supported_and_named(verifier: LexicalVerifier) -> None:
+    result = await judge(verifier, "Microsoft acquired GitHub in 2020.", SOURCE)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "missing: '2020'" in result.reasoning
+    assert "number mismatch: claim 2020 vs evidence 2018" in result.reasoning
+
+
+async def test_changed_amount_with_scale_words_is_a_number_mismatch(
+    verifier: LexicalVerifier,
+) -> None:
+    supported = await judge(verifier, "The deal was worth 7.5 billion dollars.", SOURCE)
+    changed = await judge(verifier, "The deal was worth $9 billion.", SOURCE)
+    assert supported.verdict is Verdict.FULLY_SUPPORTED
+    assert changed.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "claim 9 billion vs evidence 7.5 billion" in changed.reasoning
+
+
+async def test_negation_flip_is_not_supported_both_ways(verifier: LexicalVerifier) -> None:
+    added = await judge(verifier, "Microsoft did not acquire GitHub.", SOURCE)
+    dropped = await judge(verifier, "Analysts expected regulators to block the merger.", SOURCE)
+    kept = await judge(verifier, "Analysts did not expect regulators to block the merger.", SOURCE)
+    assert added.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "claim says 'not acquire'" in added.reasoning
+    assert dropped.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "evidence negates 'expected'" in dropped.reasoning
+    assert kept.verdict is Verdict.FULLY_SUPPORTED
+
+
+async def test_missing_entity_is_not_fully_supported(verifier: LexicalVerifier) -> None:
+    supported = await judge(verifier, "Microsoft acquired GitHub in 2018.", SOURCE)
+    swapped = await judge(verifier, "Google acquired GitHub in 2018.", SOURCE)
+    assert swapped.verdict is not Verdict.FULLY_SUPPORTED
+    assert "missing: 'Google'" in swapped.reasoning
+    assert swapped.score is not None and supported.score is not None
+    assert swapped.score < supported.score
+
+
+async def test_supported_scores_above_every_corruption(verifier: LexicalVerifier) -> None:
+    supported = await judge(verifier, "Microsoft acquired GitHub in 2018.", SOURCE)
+    corrupted = [
+        await judge(verifier, claim, SOURCE)
+        for claim in (
+            "Microsoft acquired GitHub in 2020.",
+            "Microsoft did not acquire GitHub in 2018.",
+            "Google acquired GitHub in 2018.",
+            "Microsoft acquired GitLab in 2018.",
+        )
+    ]
+    assert all(result.score < supported.score for result in corrupted)
+
+
+async def test_abbreviations_match_their_expansions(verifier: LexicalVerifier) -> None:
+    pairs = [
+        ("Acme Corp. hired Dr. Smith in Jan. 2001.", "Acme Corporation hired Doctor Smith in January 2001."),
+        ("The U.S. imposed new tariffs.", "The United States imposed new tariffs."),
+        ("The United Nations was founded in 1945.", "The UN was founded in 1945."),
+        ("Revenue rose 12% to $2.5 million.", "Revenue rose twelve percent to 2,500,000 dollars."),
+    ]
+    for claim, evidence in pairs:
+        result = await judge(verifier, claim, evidence)
+        assert result.verdict is Verdict.FULLY_SUPPORTED, (claim, result.reasoning)
+
+
+async def test_opposite_words_are_a_mismatch(verifier: LexicalVerifier) -> None:
+    evidence = "The new remote is easy to use for novice users. Its battery lasts two weeks."
+    swapped = await judge(verifier, "The new remote is difficult to use for novice users.", evidence)
+    kept = await judge(verifier, "The new remote is easy to use for novice users.", evidence)
+    assert swapped.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "opposite words: claim 'difficult' vs evidence 'easy'" in swapped.reasoning
+    assert kept.verdict is Verdict.FULLY_SUPPORTED
+
+
+async def test_opposites_only_count_in_the_sentences_the_claim_aligns_with(verifier: LexicalVerifier) -> None:
+    evidence = (
+        "The remote has a difficult menu for experts. Nobody liked the colour. The box is blue. "
+        "The price was discussed at length. The novice buttons are large and easy to press."
+    )
+    result = await judge(verifier, "The novice buttons are large and easy to press.", evidence)
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+    assert "opposite" not in result.reasoning
+
+
+async def test_spelled_out_compound_numbers(verifier: LexicalVerifier) -> None:
+    evidence = "Marketing: we agreed on twenty five Euros for the selling price."
+    same = await judge(verifier, "The selling price is 25 Euros.", evidence)
+    other = await judge(verifier, "The selling price is 20 Euros.", evidence)
+    assert same.verdict is Verdict.FULLY_SUPPORTED, same.reasoning
+    assert other.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "number mismatch: claim 20 vs evidence twenty five" in other.reasoning
+
+
+async def test_negated_number_phrase_is_checked_on_its_first_word(verifier: LexicalVerifier) -> None:
+    evidence = "The package includes monitoring sensors and 24/7 expert support."
+    result = await judge(verifier, "The package includes monitoring sensors and no 24/7 expert support.", evidence)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "claim says 'no expert'" in result.reasoning
+
+
+async def test_abbreviation_periods_do_not_end_a_negation(verifier: LexicalVerifier) -> None:
+    result = await judge(verifier, "Dr. Smith did not sign the contract.", "Dr. Smith signed the contract.")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+
+
+async def test_evidence_is_pooled_across_excerpts(verifier: LexicalVerifier) -> None:
+    result = await judge(
+        verifier,
+        "Microsoft acquired GitHub and paid $7.5 billion.",
+        "Microsoft acquired GitHub.",
+        "The price paid was $7.5 billion.",
+    )
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+
+
+async def test_empty_excerpts_are_not_supported(verifier: LexicalVerifier) -> None:
+    for excerpts in ([], [Excerpt(node_id="n1", text="  ", is_root=False)]):
+        result = await verifier.judge(Claim(id="c1", text="Microsoft acquired GitHub."), excerpts)
+        assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+        assert result.score == 0.0
+
+
+async def test_claim_without_content_is_inconclusive(verifier: LexicalVerifier) -> None:
+    result = await judge(verifier, "It is what it is.", SOURCE)
+    assert result.verdict is Verdict.INCONCLUSIVE
+
+
+async def test_thresholds_drive_the_verdict() -> None:
+    lenient = LexicalVerifier(LexicalConfig(supported_threshold=0.3, unsupported_threshold=0.1))
+    result = await judge(lenient, "Google acquired GitHub in 2018.", SOURCE)
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+
+
+def test_config_rejects_crossed_thresholds() -> None:
+    with pytest.raises(ValidationError):
+        LexicalConfig(supported_threshold=0.4, unsupported_threshold=0.6)
+
+
+# --- evidence selection ---------------------------------------------------------------------
+
+
+async def test_empty_batch_selects_nothing(verifier: LexicalVerifier) -> None:
+    selection = await verifier.select_evidence(Claim(id="c1", text="Anything at all."), [])
+    assert selection.selected == [] and selection.context == [] and selection.summary == ""
+
+
+async def test_selects_matching_sentences_only(verifier: LexicalVerifier) -> None:
+    sentences = batch(
+        "The weather in Lisbon was mild that week.",
+        "Microsoft completed its acquisition of GitHub in 2018.",
+        "GitHub hosts code for millions of developers.",
+        "Lunch was served at noon.",
+    )
+    claim = Claim(id="c1", text="Microsoft acquired GitHub in 2018.")
+    selection = await verifier.select_evidence(claim, sentences)
+    assert selection.selected == ["n1:1"]
+    assert selection.summary == sentences[1].text
+
+
+async def test_pronoun_sentence_brings_its_antecedent_as_context(verifier: LexicalVerifier) -> None:
+    sentences = batch("Microsoft is a software company.", "It acquired GitHub in 2018 for $7.5 billion.")
+    claim = Claim(id="c1", text="Microsoft acquired GitHub in 2018.")
+    selection = await verifier.select_evidence(claim, sentences)
+    assert selection.selected == ["n1:1"]
+    assert selection.context == ["n1:0"]
+    assert selection.summary == "Microsoft is a software company. It acquired GitHub in 2018 for $7.5 billion."
+
+
+async def test_context_never_reaches_outside_the_batch(verifier: LexicalVerifier) -> None:
+    sentences = batch("It acquired GitHub in 2018 for $7.5 billion.", start=5)
+    selection = await verifier.select_evidence(Claim(id="c1", text="Microsoft acquired GitHub in 2018."), sentences)
+    assert selection.selected == ["n1:5"]
+    assert selection.context == []
+
+
+async def test_sub_claims_find_evidence_for_one_part(verifier: LexicalVerifier) -> None:
+    text = (
+        "Microsoft acquired GitHub in 2018 for $7.5 billion, kept its chief executive, "
+        "and moved the developer platform to Azure data centers in Virginia."
+    )
+    sentences = batch(
+        "Analysts praised the purchase.",
+        "Engineers moved everything to Azure last spring.",
+        "The cafeteria reopened.",
+    )
+    alone = await verifier.select_evidence(Claim(id="c1", text=text), sentences)
+    parts = await verifier.decompose(text)
+    helped = await verifier.select_evidence(Claim(id="c1", text=text, sub_claims=parts), sentences)
+    assert "n1:1" not in alone.selected
+    assert helped.selected == ["n1:1"]
+
+
+async def test_batch_without_content_words_selects_nothing(verifier: LexicalVerifier) -> None:
+    selection = await verifier.select_evidence(
+        Claim(id="c1", text="Microsoft acquired GitHub."), batch("Yes.", "Okay, okay.", "Hmm?")
+    )
+    assert selection.selected == []
+
+
+WORDS = st.sampled_from(
+    "Microsoft GitHub acquired acquisition 2018 2020 it It the deal was worth not no "
+    "billion $7.5 They this code hosts company , . ; and".split()
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    claim=st.lists(WORDS, min_size=1, max_size=12).map(" ".join),
+    sub_claims=st.lists(st.lists(WORDS, min_size=1, max_size=6).map(" ".join), max_size=3),
+    texts=st.lists(st.lists(WORDS, min_size=0, max_size=15).map(" ".join), max_size=8),
+)
+async def test_ids_are_never_invented(claim: str, sub_claims: list[str], texts: list[str]) -> None:
+    verifier = LexicalVerifier()
+    sentences = batch(*texts, node="n7", start=3)
+    selection = await verifier.select_evidence(Claim(id="c1", text=claim, sub_claims=sub_claims), sentences)
+    ids = [s.id for s in sentences]
+    assert set(selection.selected) <= set(ids)
+    assert set(selection.context) <= set(ids)
+    assert not set(selection.selected) & set(selection.context)
+    for context_id in selection.context:
+        assert ids[ids.index(context_id) + 1] in selection.selected
+    result = await verifier.judge(
+        Claim(id="c1", text=claim), [Excerpt(node_id="n7", text=t, is_root=True) for t in texts]
+    )
+    assert result.score is not None and 0.0 <= result.score <= 1.0
+
+
+# --- decomposition --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "parts"),
+    [
+        (
+            "Revenue rose 5%; costs fell 3%.",
+            ["Revenue rose 5%.", "Costs fell 3%."],
+        ),
+        (
+            "The board approved the merger and the CEO resigned.",
+            ["The board approved the merger.", "The CEO resigned."],
+        ),
+        (
+            "Microsoft acquired GitHub in 2018, and it paid 7.5 billion dollars.",
+            ["Microsoft acquired GitHub in 2018.", "Microsoft paid 7.5 billion dollars."],
+        ),
+        (
+            "The CEO met investors in March and announced a buyback in April.",
+            ["The CEO met investors in March.", "The CEO announced a buyback in April."],
+        ),
+        (
+            "The plan covers theft and costs 20 dollars a month.",
+            ["The plan covers theft.", "The plan costs 20 dollars a month."],
+        ),
+        (
+            "The plan covers property damage, medical expenses, theft and vandalism.",
+            [
+                "The plan covers property damage.",
+                "The plan covers medical expenses.",
+                "The plan covers theft.",
+                "The plan covers vandalism.",
+            ],
+        ),
+        (
+            "Alice, Bob and Carol founded the firm in 2001.",
+            ["Alice founded the firm in 2001.", "Bob founded the firm in 2001.", "Carol founded the firm in 2001."],
+        ),
+        (
+            "The plan covers theft as well as fire damage.",
+            ["The plan covers theft.", "The plan covers fire damage."],
+        ),
+        (
+            "Dr. Smith and Mr. Jones founded Acme Inc. in 2001.",
+            ["Dr. Smith founded Acme Inc. in 2001.", "Mr. Jones founded Acme Inc. in 2001."],
+        ),
+    ],
+)
+async def test_decomposition_examples(verifier: LexicalVerifier, claim: str, parts: list[str]) -> None:
+    assert await verifier.decompose(claim) == parts
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Microsoft acquired GitHub in 2018.",
+        "The deal is between Acme and Bolt.",
+        "Tom and Jerry.",
+        "The U.S. Dept. of Energy funded the study in Jan. 2020.",
+        "",
+    ],
+)
+async def test_unsplittable_claims_come_back_whole(verifier: LexicalVerifier, claim: str) -> None:
+    assert await verifier.decompose(claim) == [claim]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=20).map(" ".join))
+async def test_decomposition_is_deterministic_and_shrinks(claim: str) -> None:
+    verifier = LexicalVerifier()
+    parts = await verifier.decompose(claim)
+    assert parts == await verifier.decompose(claim)
+    assert parts
+    if len(parts) > 1:
+        assert all(part and len(part.split()) < len(claim.split()) + 1 for part in parts)
+
+
+# --- a real benchmark -----------------------------------------------------------------------
+
+
+def _item_score(verifier: LexicalVerifier, record: dict) -> float:
+    """A summary is several claims; its score is its weakest sentence's against the document."""
+    import asyncio
+
+    excerpt = [Excerpt(node_id="doc", text=record["doc"], is_root=True)]
+
+    async def scores() -> list[float]:
+        results = [
+            await verifier.judge(Claim(id=f"s{i}", text=sentence), excerpt)
+            for i, sentence in enumerate(split_sentences(record["summary"]))
+        ]
+        return [r.score for r in results if r.score is not None]
+
+    return min(asyncio.run(scores()))
+
+
+@pytest.mark.parametrize("domain", ["sales_call", "sales_email"])
+def test_summedits_consistent_summaries_score_higher(domain: str) -> None:
+    path = SUMMEDITS / f"summedits_{domain}.json"
+    require_shared(path)
+    records = json.loads(path.read_text(encoding="utf-8"))[:100]
+    verifier = LexicalVerifier()
+    by_label: dict[int, list[float]] = {0: [], 1: []}
+    for record in records:
+        by_label[record["label"]].append(_item_score(verifier, record))
+    assert statistics.mean(by_label[1]) > statistics.mean(by_label[0])
+
+
+def test_a_part_made_only_of_punctuation_is_not_a_sub_claim() -> None:
+    """Found by the property test above: 'Microsoft Microsoft ; , ,' gave an empty sub-claim."""
+    assert decompose_claim("Microsoft Microsoft ; , ,") == ["Microsoft Microsoft ; , ,"]

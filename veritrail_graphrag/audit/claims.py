@@ -1,0 +1,125 @@
+"""Every source of claims: a claims file, claims typed on the command line, the verifier's own
+extractor (the LLM's Claimify-style extraction), or the terminal's sentences."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.errors import ClaimsError, UsageError
+from veritrail_graphrag.files import read_text
+from veritrail_graphrag.models import Claim, ClaimExtraction
+from veritrail_graphrag.report.model import ClaimFailure
+from veritrail_graphrag.sentences import HEADING, LIST_ITEM
+from veritrail_graphrag.verifiers.base import Verifier
+from veritrail_graphrag.verifiers.capabilities import ClaimExtractor
+
+_CITATION = re.compile(r"\s*\[(?:Data|Sources?):[^\]]*\]", re.IGNORECASE)
+
+
+def clean_claim_text(sentence: str) -> str:
+    """Drop list markers, markdown emphasis and GraphRAG's `[Data: Reports (..)]` citations."""
+    text = _CITATION.sub("", sentence)
+    text = LIST_ITEM.sub("", text)
+    return text.replace("**", "").replace("__", "").strip()
+
+
+def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
+    """One claim per sentence of the terminal, skipping headings and table rows.
+
+    This is the no-LLM fallback; an LLM claim extractor (Claimify-style) gives better claims.
+    """
+    claims = []
+    for sentence in dag.sentences(terminal):
+        if HEADING.match(sentence.text) or sentence.text.lstrip().startswith("|"):
+            continue
+        text = clean_claim_text(sentence.text)
+        if len(re.findall(r"\w+", text)) >= 3:
+            claims.append(Claim(id=sentence.id, text=text, sentence=sentence.index))
+    return claims
+
+
+def load_claims(path: Path) -> list[Claim]:
+    """Read `[{"id", "text", "sub_claims"?}, ...]` or `{"claims": [...]}`, or JSONL of such objects."""
+    raw = read_text(path, ClaimsError)
+    lines: list[int] | None = None  # JSON lines: the file line of each entry, for the messages
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        lines = [number for number, line in enumerate(raw.splitlines(), 1) if line.strip()]
+        data = []
+        for number in lines:
+            try:
+                data.append(json.loads(raw.splitlines()[number - 1]))
+            except json.JSONDecodeError as exc:
+                raise ClaimsError(f"neither JSON nor JSON lines ({exc.msg})", file=path, line=number) from None
+    if isinstance(data, dict):
+        data = data.get("claims")
+    if not isinstance(data, list) or not data:
+        raise ClaimsError("expected a non-empty list of claims or {'claims': [...]}", file=path)
+    claims: list[Claim] = []
+    for position, entry in enumerate(data):
+        try:
+            claims.append(Claim.model_validate(entry))
+        except ValidationError as exc:
+            name = entry.get("id", f"#{position}") if isinstance(entry, dict) else f"#{position}"
+            raise ClaimsError(
+                f"claim {name!r} (entry {position}): {_problems(exc)}",
+                file=path,
+                line=None if lines is None else lines[position],
+                row=position,
+                ids=[str(name)],
+            ) from None
+    ids = [c.id for c in claims]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ClaimsError(f"duplicate claim ids {', '.join(map(repr, duplicates))}", file=path, ids=duplicates)
+    return claims
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+
+
+def given_claims(texts: Sequence[str]) -> list[Claim]:
+    """Claims typed on the command line (`--claim`), numbered in the order given."""
+    empty = [number for number, text in enumerate(texts, 1) if not text.strip()]
+    if empty:
+        raise UsageError(f"--claim number {empty[0]} is empty: give the text of the claim to verify")
+    return [Claim(id=f"claim-{number}", text=text) for number, text in enumerate(texts, 1)]
+
+
+async def extract_claims(
+    verifier: Verifier, dag: DAG, terminals: list[str], question: str | None
+) -> tuple[list[Claim], dict[str, str], list[ClaimFailure]]:
+    """Claims of each terminal: the verifier's own extractor when it has one (the LLM's
+    Claimify-style extraction), else one claim per sentence. Ids are prefixed by the terminal
+    when there are several, so they stay unique. Sentences the extractor could not read come back
+    as failures (named `sentence-N`), so the audit goes on and a re-run retries them."""
+    claims: list[Claim] = []
+    where: dict[str, str] = {}
+    failures: list[ClaimFailure] = []
+    for terminal in terminals:
+        prefix = f"{terminal}/" if len(terminals) > 1 else ""
+        if not isinstance(verifier, ClaimExtractor):
+            found = sentence_claims(dag, terminal)
+        else:
+            extraction: ClaimExtraction = await verifier.extract_claims(dag.node(terminal).text, question)
+            found = [c.model_copy(update={"id": prefix + c.id}) for c in extraction.claims]
+            failures += [
+                ClaimFailure(
+                    claim=Claim(id=f"{prefix}sentence-{f.sentence + 1}", text=f.text, sentence=f.sentence),
+                    terminal=terminal,
+                    error=f"claim extraction failed for this sentence: {f.error}",
+                )
+                for f in extraction.failed
+            ]
+        for claim in found:
+            claims.append(claim)
+            where[claim.id] = terminal
+    return claims, where, failures

@@ -1,0 +1,134 @@
+"""The options of an audit, declared once: the Python API validates them, the CLI makes its flags
+of them (name, type, default, help and bounds), so `veritrail audit` and `audit()` cannot drift.
+
+A field's `description` is its help text; `json_schema_extra` may give the CLI a `metavar`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from veritrail_graphrag.adapters.graphrag import METHODS
+from veritrail_graphrag.audit.project_llm import project_endpoint
+from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.models import TrailConfig
+from veritrail_graphrag.report.markdown import MD_LIMIT
+from veritrail_graphrag.verifiers.registry import (
+    VERIFIERS,
+    PreparedVerifier,
+    VerifierSpec,
+    prepare_verifier,
+    registration,
+)
+
+DEFAULT_CONCURRENCY = 16
+
+
+class Options(BaseModel):
+    """Options given by name: an unknown one is refused, never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> Self:
+        """Options given as keyword arguments; an unknown or invalid one is a `UsageError` naming it."""
+        try:
+            return cls(**options)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise UsageError(f"invalid audit option(s): {problems}") from None
+
+
+class SourceOptions(Options):
+    """How to read what `veritrail audit PATH` names: which saved GraphRAG run (or answer file), or
+    how a BooookScore file was made. Options for the other kind of input are refused."""
+
+    query_run: str | None = Field(None, description="GraphRAG: the saved query run to audit (default: latest).")
+    answer: Path | None = Field(None, description="GraphRAG: a final answer saved from `graphrag query`.")
+    map_answers: Path | None = Field(None, description="GraphRAG: folder of map-answer files for --answer.")
+    question: str | None = Field(None, description="The question the answer responds to.")
+    method: str | None = Field(
+        None, description=f"GraphRAG: the search that wrote --answer: {'|'.join(METHODS)} (global)."
+    )
+    book: str | None = Field(None, description="BooookScore: the book to audit.")
+    chunks: Path | None = Field(
+        None, description="BooookScore: the chunk file (.json, or a trusted .pkl) so chunks are roots."
+    )
+    max_context_len: int | None = Field(None, description="BooookScore: the run's max_context_len.")
+    chunk_size: int | None = Field(None, description="BooookScore: the run's chunk_size.")
+
+
+class VerifierOptions(Options):
+    """Which verifier, and the model settings of the LLM verifier (None: from the settings files)."""
+
+    verifier: str = Field("lexical", description=f"One of: {', '.join(VERIFIERS)} (lexical needs no model).")
+    model: str | None = Field(None, description="LLM: model or Azure deployment (default: settings).")
+    base_url: str | None = Field(None, description="LLM: OpenAI-compatible base URL or Azure endpoint.")
+    provider: str | None = Field(None, description="LLM: openai (any compatible server) or azure.")
+    api_version: str | None = Field(None, description="LLM: Azure OpenAI API version.")
+    local_model: str | None = Field(
+        None,
+        description="LLM: serve this GGUF with llama-cpp-python for the run (extra 'local'); smollm2 = the bundled "
+        "tiny model.",
+        json_schema_extra={"metavar": "PATH.gguf|smollm2"},
+    )
+    samples: int = Field(1, ge=1, description="LLM: samples per Evidence Selection and verdict call.")
+    min_agreement: int = Field(1, ge=1, description="LLM: samples that must agree (confidence scores).")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VerifierOptions:
+        """An unknown verifier, or model options with a verifier that calls no model, are refused
+        rather than ignored, and when the options are read: before a large index is loaded for nothing."""
+        takes_model_options = registration(self.verifier).model_options
+        model_only = {
+            "--model": self.model,
+            "--base-url": self.base_url,
+            "--provider": self.provider,
+            "--api-version": self.api_version,
+            "--local-model": self.local_model,
+            "--samples": self.samples if self.samples != 1 else None,
+            "--min-agreement": self.min_agreement if self.min_agreement != 1 else None,
+        }
+        given = [flag for flag, value in model_only.items() if value is not None]
+        if not takes_model_options and given:
+            takers = " or ".join(f"--verifier {name}" for name, r in VERIFIERS.items() if r.model_options)
+            raise UsageError.of_flags(given, f"to {takers} only")
+        return self
+
+    def verifier_spec(self, root: Path | None, concurrency: int | None = None) -> VerifierSpec:
+        """The run's verifier spec. A verifier that calls a model gets the endpoint the project at
+        `root` names (its GraphRAG settings.yaml), read here so that verifiers know no adapter."""
+        project = project_endpoint(root) if registration(self.verifier).model_options else None
+        return VerifierSpec(
+            name=self.verifier, root=root, project=project, model=self.model, base_url=self.base_url,
+            provider=self.provider, api_version=self.api_version, local_model=self.local_model,
+            concurrency=concurrency, samples=self.samples, min_agreement=self.min_agreement,
+        )  # fmt: skip
+
+
+class AuditOptions(VerifierOptions):
+    """Everything an audit needs besides its input: the verifier, the traversal, resuming, the report."""
+
+    q: int = Field(1, ge=1, description="Consecutive Not Fully Supported verdicts that end a claim.")
+    concurrency: int | None = Field(
+        None, ge=1, description=f"Verifier calls in flight at once (default: LLM settings, else {DEFAULT_CONCURRENCY})."
+    )
+    resume: bool = Field(True, description="Reuse claims finished by an interrupted run with the same inputs.")
+    full_trail: bool = Field(
+        False, description="Keep the full text of every node read in report.json (for debugging a verifier)."
+    )
+    md_limit: int = Field(
+        MD_LIMIT, ge=0, description="Claims listed in report.md (the flagged first); all are in report.json."
+    )
+
+    def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[PreparedVerifier, TrailConfig]:
+        """The verifier, prepared once (its settings read), and the traversal settings;
+        concurrency defaults to what the verifier's settings ask for, else 16."""
+        prepared = prepare_verifier(self.verifier_spec(root, self.concurrency))
+        concurrency = self.concurrency or prepared.concurrency or DEFAULT_CONCURRENCY
+        config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
+        return prepared, config

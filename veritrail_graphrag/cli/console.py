@@ -1,0 +1,206 @@
+"""The audit in the terminal: the claims table, the summary lines, progress and the dry run.
+
+Tables and results go to stdout (so they can be piped); progress, notes and failures to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from veritrail_graphrag.engine.trail import ClaimResult
+from veritrail_graphrag.errors import VeriTrailWarning
+from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.report.model import AuditReport, flagged_first, stages_text
+
+if TYPE_CHECKING:  # the dry run's estimate comes with the LLM settings, loaded only when asked for
+    from veritrail_graphrag.audit.dry_run import DryRun
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+_STYLE = {
+    Verdict.FULLY_SUPPORTED: "green",
+    Verdict.NOT_FULLY_SUPPORTED: "red",
+    Verdict.INCONCLUSIVE: "yellow",
+}
+
+
+def _trail_cell(result: ClaimResult, stage_of: Callable[[str], int] | None) -> str:
+    """Per iteration, the nodes that yielded evidence: as `stage (count)` when stages are known."""
+    cells = []
+    for it in result.iterations:
+        if not it.nodes_with_evidence:
+            cells.append("-")
+        elif stage_of is None:
+            cells.append(",".join(it.nodes_with_evidence))
+        else:
+            counts = Counter(stage_of(n) for n in it.nodes_with_evidence)
+            cells.append(" ".join(f"{stage}({n})" for stage, n in sorted(counts.items(), reverse=True)))
+    return " <- ".join(cells)
+
+
+CONSOLE_LIMIT = 30
+"""Claims listed in the terminal. An index audit has thousands, which would scroll the counts and
+the report's path out of sight; report.md and report.html hold them all."""
+
+
+def _listed(results: list[ClaimResult], limit: int) -> list[ClaimResult]:
+    """All, in order, when they fit; else the flagged first (Not Fully Supported, then
+    Inconclusive), each group in order, up to `limit`."""
+    return results if len(results) <= limit else flagged_first(results)[:limit]
+
+
+def claims_table(
+    report: AuditReport,
+    stage_of: Callable[[str], int] | None = None,
+    width: int = 70,
+    limit: int = CONSOLE_LIMIT,
+    rest_in: str = "the report",
+) -> Table:
+    shown = ", ".join(report.terminals[:3]) + (
+        f" and {len(report.terminals) - 3} more" if len(report.terminals) > 3 else ""
+    )
+    listed = _listed(report.results, limit)
+    left_out = len(report.results) - len(listed)
+    table = Table(
+        title=f"{report.summary.claims} claims, terminal {shown}",
+        caption=f"{left_out} more claims (the flagged are listed first) are in {rest_in}" if left_out else None,
+        expand=False,
+    )
+    table.add_column("claim", overflow="fold", min_width=30, max_width=width)
+    table.add_column("verdict", max_width=12)
+    table.add_column("error stage", max_width=6)
+    trail = "evidence: stage(nodes) per step" if stage_of else "evidence trail (nodes per iteration)"
+    table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
+    for result in listed:
+        table.add_row(
+            f"[dim]{escape(result.claim.id)}[/dim] {escape(result.claim.text)}",
+            f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
+            stages_text(result),
+            _trail_cell(result, stage_of),
+        )
+    return table
+
+
+class _ConsoleLines(logging.Handler):
+    """Our log lines on stderr, above the progress bar when one is shown."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        style = "yellow" if record.levelno >= logging.WARNING else "dim"
+        stderr.print(f"[{style}]{escape(record.getMessage())}[/{style}]", highlight=False, soft_wrap=True)
+
+
+def _warning_lines(shown: Callable[..., None]) -> Callable[..., None]:
+    """`warnings.showwarning` that prints ours as one line and hands the others to `shown`."""
+
+    def show(message: Warning | str, category: type[Warning], *where: Any) -> None:
+        if issubclass(category, VeriTrailWarning):
+            stderr.print(f"[yellow]warning:[/yellow] {escape(str(message))}", highlight=False, soft_wrap=True)
+        else:
+            shown(message, category, *where)
+
+    return show
+
+
+@contextmanager
+def console_messages() -> Iterator[None]:
+    """While a command runs, veritrail's log lines (retries and back-off, a local model starting)
+    and its own warnings (a torn log line skipped) are one line each on stderr: a rate-limited
+    audit shows why it waits instead of looking frozen, and no raw Python warning is printed."""
+    logger = logging.getLogger("veritrail_graphrag")
+    handler, level = _ConsoleLines(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_lines(warnings.showwarning)
+            yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def progress() -> Progress:
+    """A bar on stderr while claims are verified: a task is added once the claims are counted."""
+    return Progress(
+        TextColumn("verifying claims"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+    )
+
+
+def print_notes(notes: list[str]) -> None:
+    for note in notes:
+        stderr.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
+
+
+def print_audit(
+    report: AuditReport, stage_of: Callable[[str], int], report_path: Path, markdown_path: Path | None
+) -> None:
+    """The table, the counts, model usage, citation accuracy, claims not verified, where the report is."""
+    rest_in = markdown_path.with_suffix(".html") if markdown_path else report_path
+    stdout.print(claims_table(report, stage_of, rest_in=str(rest_in)))
+    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
+    stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
+    stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)
+    if report.usage is not None:
+        total = report.usage.total
+        cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
+        stdout.print(
+            f"Model calls: {total.calls} ({total.cached_calls} from cache), "
+            f"{total.total_tokens:,} tokens, cost {cost}.",
+            highlight=False,
+        )
+    if report.summary.citations is not None:
+        c = report.summary.citations
+        stdout.print(
+            f"Citations: {c.uncited} of {c.claims} claims cite nothing; of {c.citing_known_nodes} citing, "
+            f"{c.in_trail} have an evidence trail through a cited node and {c.miscited} cite a node "
+            "that yielded no evidence.",
+            highlight=False,
+        )
+    if report.resumed_claims:
+        stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
+    for failure in report.failed:
+        stderr.print(
+            f"[red]not verified:[/red] {escape(failure.claim.id)}: {escape(failure.error)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    written = f"{report_path}" + (f" and {markdown_path}" if markdown_path else "")
+    stdout.print(f"Report: {written}", highlight=False, soft_wrap=True, markup=False)
+    if report.failed:
+        stderr.print(
+            f"{len(report.failed)} claim(s) could not be verified; re-run the same command to retry only those.",
+            highlight=False,
+        )
+
+
+def print_dry_run(estimate: DryRun, model: str) -> None:
+    table = Table(title=f"dry run: {estimate.claims} claims (≈ one per sentence), model {model}")
+    for column in ("bound", "calls", "input tokens", "output tokens", "cost (USD)"):
+        table.add_column(column, justify="right")
+    for name, bound in (("lower: one iteration", estimate.lower), ("upper: every upstream node", estimate.upper)):
+        calls = sum(k.calls for k in bound.kinds)
+        cost = "unknown price" if bound.cost_usd is None else f"{bound.cost_usd:,.2f}"
+        table.add_row(name, f"{calls:,}", f"{bound.input_tokens:,}", f"{bound.output_tokens:,}", cost)
+    stdout.print(table)
+    stdout.print(
+        f"{estimate.nodes_upstream:,} of {estimate.nodes_in_dag:,} nodes are upstream of the terminal(s); "
+        "the paper's GraphRAG audits read 0.3-1% of the DAG per claim, so expect figures near the lower bound.",
+        highlight=False,
+    )

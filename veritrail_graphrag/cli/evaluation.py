@@ -1,0 +1,61 @@
+"""`veritrail eval`: measure a verifier on a benchmark split, next to the two reference points.
+
+The run itself is `evaluation.session.run_eval`. Tables go to stdout, progress and errors to
+stderr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from veritrail_graphrag.cli.exit_codes import guarded
+from veritrail_graphrag.cli.options import VerifierFlags, with_options
+from veritrail_graphrag.evaluation.catalog import BENCHMARKS
+from veritrail_graphrag.evaluation.render import cost_line, tables
+from veritrail_graphrag.evaluation.session import DEFAULT_OUT, report_paths, resolve_data_dir, run_eval
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+
+@guarded
+@with_options(VerifierFlags)
+def eval_command(
+    benchmark: Annotated[str, typer.Argument(help=f"One of: {', '.join(BENCHMARKS)}.")],
+    split: Annotated[str, typer.Option(help="dev (tune here) or test (report this).")] = "test",
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items of the split.")] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of the benchmark data (default: ../shared/benchmarks if present); planted: or the index."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
+    *,
+    flags: VerifierFlags,
+) -> None:
+    """Measure detection (and, on `planted`, error localization) on a benchmark split, next to the
+    "always Fully Supported" and token-overlap reference points."""
+    spec = flags.verifier_spec(None)
+    data_dir = resolve_data_dir(data)
+    with Progress(
+        TextColumn(f"{benchmark} {split}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=stderr, transient=True,
+    ) as progress:  # fmt: skip
+        task = progress.add_task("items", total=None)
+        report = run_eval(
+            benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )  # fmt: skip
+    for table in tables(report):
+        stdout.print(table)
+    stdout.print(cost_line(report), highlight=False, soft_wrap=True)
+    for note in report.notes:
+        stdout.print(f"Note: {note}", highlight=False, soft_wrap=True)
+    json_path, markdown_path = report_paths(report, out)
+    stdout.print(f"Reports: {json_path} and {markdown_path}", highlight=False, soft_wrap=True)

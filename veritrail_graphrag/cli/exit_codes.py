@@ -1,0 +1,84 @@
+"""Exit codes of every `veritrail` command, and the one place where exceptions become them.
+
+A user's mistake or environment gets one line on stderr and its code, never a traceback. An
+exception that none of our typed errors describes is a bug in veritrail (or in a verifier): it
+gets its traceback and code 70 (sysexits' EX_SOFTWARE), so it is neither blamed on the input nor
+passed off as a claim to retry.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections.abc import Callable
+from enum import IntEnum
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from veritrail_graphrag.cli.console import console_messages
+from veritrail_graphrag.errors import LLMConfigError, LLMError, OutputError, VeriTrailError
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+stderr = Console(stderr=True)
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    UNSUPPORTED = 1
+    """A claim is not Fully Supported (or flagged) and `--fail-on-unsupported` was given."""
+    BAD_INPUT = 2
+    NOT_VERIFIED = 3
+    """Some claims could not be verified (model answers, transport); re-running retries only them."""
+    ENDPOINT = 4
+    NOT_WRITABLE = 5
+    BUG = 70
+    INTERRUPTED = 130
+
+
+def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> typer.Exit:
+    """Print `error: message` on stderr; the caller raises the returned exit."""
+    stderr.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=code)
+
+
+def exit_code(exc: BaseException) -> tuple[ExitCode, str]:
+    """The code and the one-line message for an exception that ends a command."""
+    if isinstance(exc, KeyboardInterrupt):
+        return ExitCode.INTERRUPTED, str(exc) or "interrupted: run the same command to resume (finished work is kept)"
+    if isinstance(exc, OutputError):
+        return ExitCode.NOT_WRITABLE, f"cannot write the report: {exc}"
+    if isinstance(exc, LLMError) and not isinstance(exc, LLMConfigError):
+        return ExitCode.ENDPOINT, f"the model endpoint cannot be used: {exc}"
+    if isinstance(exc, VeriTrailError):
+        return ExitCode.BAD_INPUT, str(exc)
+    return ExitCode.BUG, (
+        f"unexpected {type(exc).__name__}: this is a bug, not a problem with your input; "
+        "please report it with the traceback above"
+    )
+
+
+def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run a command so that whatever it raises ends with the right exit code (see `exit_code`)."""
+
+    @functools.wraps(command)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            with console_messages():
+                return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own ends: usage errors, exits
+            raise
+        except (Exception, KeyboardInterrupt) as exc:
+            code, message = exit_code(exc)
+            if code is ExitCode.BUG:
+                stderr.print(traceback.format_exc(), highlight=False, markup=False, soft_wrap=True)
+            if code is ExitCode.INTERRUPTED:
+                stderr.print(message, highlight=False, markup=False)
+                raise typer.Exit(code=code) from None
+            raise fail(message, code) from None
+
+    return run

@@ -1,0 +1,82 @@
+"""The command line's shared options, made from the option models of the API.
+
+`AuditOptions` and `VerifierOptions` (in `audit/options.py`) declare each option once: type,
+default, help (the field's description) and bounds. `@with_options(Model)` turns a model's fields
+into typer options after the command's own and hands the command one validated `flags` value, so
+`verify`, `audit`, `audit-index`, `query` and `eval` take the same options as `audit()` and cannot
+drift apart. `AuditFlags` adds the two options only a command has: the dry run and the CI gate.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from annotated_types import Ge
+from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
+
+from veritrail_graphrag.audit.options import AuditOptions, SourceOptions, VerifierOptions
+
+_R = TypeVar("_R")
+
+VerifierFlags = VerifierOptions
+
+
+class AuditFlags(AuditOptions):
+    """The audit options, plus what only a command does with a finished (or planned) audit."""
+
+    dry_run: bool = Field(False, description="Estimate calls, tokens and cost from the DAG; call nothing.")
+    fail_on_unsupported: bool = Field(
+        False, description="Exit with code 1 when any claim is not Fully Supported (for CI gates)."
+    )
+
+    def options(self) -> AuditOptions:
+        return AuditOptions.model_validate(self.model_dump(include=set(AuditOptions.model_fields)))
+
+
+class AuditCommandFlags(AuditFlags, SourceOptions):
+    """`veritrail audit`: how to read PATH, then the audit flags."""
+
+    def source(self) -> SourceOptions:
+        return SourceOptions.model_validate(self.model_dump(include=set(SourceOptions.model_fields)))
+
+
+def _option(field: FieldInfo) -> typer.models.OptionInfo:
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    minimum = next((m.ge for m in field.metadata if isinstance(m, Ge)), None)
+    metavar = extra.get("metavar")
+    return typer.Option(help=field.description, min=minimum, metavar=metavar if isinstance(metavar, str) else None)
+
+
+def with_options(flags: type[BaseModel]) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """Add the fields of `flags` to a typer command as options (after its own), and call the
+    command with them gathered in one `flags` argument."""
+    shared = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=field.default,
+            annotation=Annotated[field.annotation, _option(field)],  # type: ignore[name-defined]
+        )
+        for name, field in flags.model_fields.items()
+    ]
+
+    def decorate(command: Callable[..., _R]) -> Callable[..., _R]:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "flags"]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> _R:
+            values = {p.name: kwargs.pop(p.name) for p in shared}
+            return command(**kwargs, flags=flags(**values))
+
+        merged = signature.replace(parameters=[*own, *shared])
+        run.__signature__ = merged  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in merged.parameters.values()}
+        return run
+
+    return decorate

@@ -1,0 +1,338 @@
+"""VeriTrail's backward traversal for one claim (METHOD.md sections 2-4, the paper's Algorithm 1).
+
+The engine knows the DAG and the `Verifier` interface, nothing about prompts or GraphRAG. It reads
+a node (splits it into sentences and shows them to the verifier) only when the traversal reaches
+it, and never twice for one claim: roots that already yielded evidence are carried forward
+instead of being re-read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from veritrail_graphrag import event_loop
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine.batching import pack_nodes, ranges, shorten
+from veritrail_graphrag.engine.decomposition import DecompositionQueue
+from veritrail_graphrag.engine.evidence import Evidence
+from veritrail_graphrag.engine.localization import error_stages
+from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
+from veritrail_graphrag.engine.verdict_input import VerdictInput
+from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
+from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
+from veritrail_graphrag.verifiers.base import PromptLimited, Verifier
+
+_M = TypeVar("_M", bound=BaseModel)
+_T = TypeVar("_T")
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+async def _all(calls: Iterable[Awaitable[_T]]) -> list[_T]:
+    """Run concurrently; the first failure cancels the rest and is raised as itself.
+
+    Unlike `asyncio.gather`, no sibling call keeps running (and spending) after a failure.
+    """
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(_awaited(call)) for call in calls]
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from None
+    return [task.result() for task in tasks]
+
+
+async def _awaited(call: Awaitable[_T]) -> _T:
+    return await call
+
+
+class VeriTrail:
+    """Verify claims against a DAG with a verifier. One engine can serve many DAGs and claims."""
+
+    def __init__(self, verifier: Verifier, config: TrailConfig | None = None) -> None:
+        self.verifier = verifier
+        config = config or TrailConfig()
+        if config.max_prompt_chars is None and isinstance(verifier, PromptLimited):
+            config = config.model_copy(update={"max_prompt_chars": verifier.max_prompt_chars})
+        self.config = config
+
+    def verify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
+        """Synchronous convenience around `averify` (not usable inside a running event loop)."""
+        return event_loop.run(self.averify(dag, claim, terminal))
+
+    async def averify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
+        start = dag.resolve_terminal(terminal)
+        return await _Trail(self, dag, claim, start, asyncio.Semaphore(self.config.concurrency)).run()
+
+    async def averify_many(
+        self,
+        dag: DAG,
+        claims: Sequence[Claim],
+        terminal: str | Mapping[str, str] | None = None,
+        on_result: Callable[[ClaimResult], None] | None = None,
+        on_error: Callable[[Claim, VerifierError], None] | None = None,
+    ) -> list[ClaimResult]:
+        """Verify claims concurrently; verifier calls of all claims share one concurrency limit.
+
+        `terminal` is one node for all claims, or a claim id -> node mapping (e.g. auditing many
+        community reports at once). Results come back in the order of `claims`. Without `on_error`
+        the first failing claim cancels the others; with it, a claim whose verifier failed is
+        reported there, left out of the results, and the other claims go on.
+        """
+        duplicates = [claim_id for claim_id, n in Counter(c.id for c in claims).items() if n > 1]
+        if duplicates:
+            raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, duplicates))}", ids=duplicates)
+        if isinstance(terminal, Mapping):
+            missing = [c.id for c in claims if c.id not in terminal]
+            if missing:
+                raise ClaimsError(f"no terminal given for claims {', '.join(map(repr, missing[:10]))}", ids=missing)
+            starts = {c.id: dag.resolve_terminal(terminal[c.id]) for c in claims}
+        else:
+            start = dag.resolve_terminal(terminal)
+            starts = {c.id: start for c in claims}
+        semaphore = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(claim: Claim) -> ClaimResult | None:
+            try:
+                result = await _Trail(self, dag, claim, starts[claim.id], semaphore).run()
+            except VerifierError as exc:
+                if on_error is None:
+                    raise
+                on_error(claim, exc)
+                return None
+            if on_result is not None:
+                on_result(result)
+            return result
+
+        return [r for r in await _all(one(c) for c in claims) if r is not None]
+
+
+class _Trail:
+    """State of one claim's traversal (METHOD.md section 3)."""
+
+    def __init__(self, engine: VeriTrail, dag: DAG, claim: Claim, terminal: str, semaphore: asyncio.Semaphore) -> None:
+        self.verifier = engine.verifier
+        self.config = engine.config
+        self.dag = dag
+        self.claim = claim
+        self.terminal = terminal
+        self.semaphore = semaphore
+        self.verdict_input = VerdictInput(dag, engine.config)
+
+    async def _call(
+        self, what: str, node_ids: Sequence[str], call: Callable[[], Awaitable[Any]], model: type[_M] | None
+    ) -> Any:
+        """One verifier call under the shared concurrency limit; failures name the claim and nodes."""
+        where = f"claim {self.claim.id!r}: verifier failed during {what}" + (
+            f" on nodes {', '.join(map(repr, node_ids[:10]))}" if node_ids else ""
+        )
+        async with self.semaphore:
+            try:
+                answer = await call()
+            except EndpointError:
+                raise
+            except CLAIM_FAILURES as exc:
+                raise VerifierError(f"{where}: {type(exc).__name__}: {exc}", self.claim.id, list(node_ids)) from exc
+            except Exception as exc:
+                exc.add_note(f"(a bug in the verifier, not a claim to retry) {where}")
+                raise
+        if model is None or isinstance(answer, model):
+            return answer
+        try:
+            return model.model_validate(answer)
+        except ValidationError as exc:
+            raise TypeError(
+                f"claim {self.claim.id!r}: verifier returned {type(answer).__name__} during {what}, "
+                f"expected {model.__name__}: {exc.errors()[0]['msg']}"
+            ) from None
+
+    async def run(self) -> ClaimResult:
+        """Algorithm 1: one Evidence Selection and one verdict per iteration, walking backwards."""
+        if not self.claim.sub_claims:
+            self.claim = self.claim.model_copy(update={"sub_claims": await self._decompose(self.claim.text)})
+
+        iterations: list[Iteration] = []
+        checked: set[str] = set()
+        roots_with_evidence: dict[str, list[Sentence]] = {}
+        consecutive_nfs = 0
+        to_check = _unique(self.dag.src(self.terminal))
+
+        while True:
+            # Steps 1-2: Evidence Selection (roots with evidence are carried, not re-read), verdict.
+            iteration = await self._iterate(len(iterations) + 1, to_check, roots_with_evidence)
+            iterations.append(iteration)
+            # Step 3: roots that yielded evidence are carried from now on, never read again.
+            for node_id in iteration.nodes_with_evidence:
+                if self.dag.is_root(node_id) and node_id not in roots_with_evidence:
+                    roots_with_evidence[node_id] = [s for s in iteration.evidence if s.node_id == node_id]
+            checked.update(to_check)
+
+            # Step 4: the next candidates.
+            if iteration.verdict is Verdict.NOT_FULLY_SUPPORTED:
+                consecutive_nfs += 1
+                expand_from = to_check
+            else:
+                consecutive_nfs = 0
+                expand_from = iteration.nodes_with_evidence
+            candidates = [n for src in expand_from for n in self.dag.src(src) if n not in checked]
+            to_check = _unique([*candidates, *roots_with_evidence])
+
+            # Step 5: stop.
+            if to_check and set(to_check) == set(roots_with_evidence):
+                return self._finish(iterations, iteration.verdict, StopReason.ROOTS_REACHED)
+            if not to_check:
+                return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NO_CANDIDATES)
+            if consecutive_nfs == self.config.q:
+                return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
+
+    async def _decompose(self, text: str) -> list[str]:
+        queue = DecompositionQueue(text, self.config.max_decompositions)
+        while (part := queue.next()) is not None:
+            answer = await self._call("sub-claim decomposition", [], partial(self.verifier.decompose, part), None)
+            if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
+                raise TypeError(
+                    f"claim {self.claim.id!r}: decompose returned {type(answer).__name__}, expected list[str]"
+                )
+            queue.answer(part, answer)
+        return queue.sub_claims()
+
+    async def _iterate(
+        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
+    ) -> Iteration:
+        carried = [n for n in to_check if n in roots_with_evidence]
+        new = [n for n in to_check if n not in roots_with_evidence]
+        evidence, records = await self._select([self.dag.sentences(n) for n in new], reselection=False)
+        for root in carried:
+            for sentence in roots_with_evidence[root]:
+                evidence.add(sentence, "")
+        if not evidence:
+            return Iteration(
+                index=index,
+                checked=new,
+                carried_roots=carried,
+                nodes_with_evidence=[],
+                evidence=[],
+                context=evidence.context,
+                batches=records,
+                verdict=Verdict.NOT_FULLY_SUPPORTED,
+                reasoning=f"No sentence of the {len(new)} node(s) checked was selected as evidence.",
+                score=0.0,
+            )
+
+        # Over budget: re-select the summaries' evidence, then show the largest subset that fits.
+        # Nodes left out keep their evidence: the trail goes on from them.
+        evidence, reselections = await self._reselect(evidence, records)
+        excerpts, omitted = self.verdict_input.largest_fitting(self.verdict_input.excerpts(evidence))
+        result = await self._call(
+            "verdict generation",
+            [n for e in excerpts for n in e.nodes],
+            lambda: self.verifier.judge(self.claim, excerpts),
+            VerdictResult,
+        )
+        return Iteration(
+            index=index,
+            checked=new,
+            carried_roots=carried,
+            nodes_with_evidence=evidence.nodes,
+            evidence=evidence.flat(),
+            context=evidence.context,
+            batches=records,
+            excerpts=excerpts,
+            reselections=reselections,
+            omitted_from_verdict=omitted,
+            verdict=result.verdict,
+            reasoning=result.reasoning,
+            score=result.score,
+        )
+
+    async def _reselect(self, evidence: Evidence, records: list[BatchRecord]) -> tuple[Evidence, int]:
+        """While the summaries exceed their budget, run Evidence Selection again on the non-root
+        evidence only (roots have their own budget and are never read twice); stop when a pass
+        does not narrow it."""
+        reselections = 0
+        while (
+            self.verdict_input.summaries_too_long(self.verdict_input.excerpts(evidence))
+            and reselections < self.config.max_reselections
+        ):
+            pool = evidence.non_roots(self.dag.is_root)
+            narrowed, more = await self._select(pool, reselection=True)
+            reselections += 1
+            records.extend(more)
+            if not narrowed or len(narrowed.flat()) >= sum(map(len, pool)):
+                break
+            evidence = evidence.reselected(narrowed, self.dag.is_root)
+        return evidence, reselections
+
+    async def _select(self, nodes: list[list[Sentence]], reselection: bool) -> tuple[Evidence, list[BatchRecord]]:
+        """Evidence Selection over the nodes' sentences, one prompt per batch, run concurrently;
+        ids the verifier invents are discarded."""
+        nodes, cut = shorten(nodes, self.config.max_prompt_chars)
+        batches = pack_nodes(nodes, self.config.max_sentences_per_prompt, self.config.max_prompt_chars)
+        answers = await _all(
+            self._call(
+                "evidence reselection" if reselection else "evidence selection",
+                _unique(s.node_id for s in batch),
+                partial(self.verifier.select_evidence, self.claim, batch),
+                EvidenceSelection,
+            )
+            for batch in batches
+        )
+        evidence = Evidence()
+        records: list[BatchRecord] = []
+        for batch, answer in zip(batches, answers, strict=True):
+            assigned = {s.id: s for s in batch}
+            selected = _unique(i for i in answer.selected if i in assigned)
+            context = _unique(i for i in answer.context if i in assigned and i not in selected)
+            discarded = _unique(i for i in [*answer.selected, *answer.context] if i not in assigned)
+            summary = answer.summary.strip() if selected else ""
+            for sentence_id in sorted(selected, key=lambda i: assigned[i].index):
+                evidence.add(assigned[sentence_id], summary)
+            evidence.context.extend(assigned[i] for i in context)
+            records.append(
+                BatchRecord(
+                    node_ids=_unique(s.node_id for s in batch),
+                    shown=ranges(batch),
+                    selected=selected,
+                    context=context,
+                    discarded=discarded,
+                    summary=summary,
+                    reselection=reselection,
+                    cut=[s.id for s in batch if s.id in cut],
+                )
+            )
+        return evidence, records
+
+    def _finish(self, iterations: list[Iteration], verdict: Verdict, reason: StopReason) -> ClaimResult:
+        latest = iterations[-1]
+        reasoning, score = latest.reasoning, latest.score
+        if verdict is not latest.verdict:
+            reasoning = (
+                f"The last interim verdict was {latest.verdict.value}, but no root node yielded evidence "
+                "(the source was never reached), so the claim is not traced to the source."
+            )
+            score = 0.0 if latest.score is not None else None
+        stages, note = error_stages(
+            verdict,
+            iterations,
+            self.dag.stage(self.terminal),
+            self.dag.stage,
+            self.dag.is_root,
+        )
+        return ClaimResult(
+            claim=self.claim,
+            terminal=self.terminal,
+            verdict=verdict,
+            reasoning=reasoning,
+            score=score,
+            error_stages=stages,
+            error_note=note,
+            stop_reason=reason,
+            iterations=iterations,
+        )

@@ -1,0 +1,81 @@
+"""One `veritrail eval` run: where the data is, the benchmark verified and scored, and its report
+written as `<out>/<benchmark>-<split>-<verifier>[-limitN].{json,md}` (atomically)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from veritrail_graphrag.evaluation.catalog import load_benchmark
+from veritrail_graphrag.evaluation.errors import BenchmarkDataError
+from veritrail_graphrag.evaluation.render import render_markdown
+from veritrail_graphrag.evaluation.results import EvalReport
+from veritrail_graphrag.evaluation.runner import evaluate
+from veritrail_graphrag.evaluation.splits import Split
+from veritrail_graphrag.files import write_together
+from veritrail_graphrag.verifiers.registry import VerifierSpec, prepare_verifier
+
+DEFAULT_DATA = Path("..") / "shared" / "benchmarks"
+DEFAULT_OUT = Path("eval-results")
+
+def resolve_data_dir(data: Path | None) -> Path:
+    """`--data`, else `../shared/benchmarks` when it exists (a checkout beside the shared data)."""
+    if data is not None:
+        if not data.is_dir():
+            raise BenchmarkDataError(f"--data {data}: not a directory")
+        return data
+    if DEFAULT_DATA.is_dir():
+        return DEFAULT_DATA
+    raise BenchmarkDataError(
+        f"no benchmark data: {DEFAULT_DATA} does not exist here; pass --data DIR (the folder holding "
+        "summedits-subset/ and fables/)"
+    )
+
+
+def report_paths(report: EvalReport, out_dir: Path) -> tuple[Path, Path]:
+    stem = f"{report.benchmark}-{report.split}-{report.verifier}" + (f"-limit{report.limit}" if report.limit else "")
+    return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
+
+
+def _command(benchmark: str, verifier: str, split: str, limit: int | None, data_dir: Path, out_dir: Path) -> str:
+    parts = ["veritrail eval", benchmark, f"--verifier {verifier}", f"--split {split}"]
+    if limit is not None:
+        parts.append(f"--limit {limit}")
+    parts += [f"--data {data_dir}", f"--out {out_dir}"]
+    return " ".join(parts)
+
+
+def run_eval(
+    benchmark: str,
+    verifier: str,
+    split: str,
+    limit: int | None,
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    spec: VerifierSpec | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EvalReport:
+    """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>.{json,md}`; return the report.
+
+    `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`)."""
+    try:
+        chosen = Split(split)
+    except ValueError:
+        raise BenchmarkDataError(f"--split {split!r}: choose dev or test") from None
+    loaded = load_benchmark(benchmark, data_dir)
+    report = evaluate(
+        loaded,
+        verifier,
+        prepare_verifier((spec or VerifierSpec()).model_copy(update={"name": verifier})).build(),
+        chosen,
+        limit=limit,
+        data_dir=data_dir,
+        command=_command(benchmark, verifier, split, limit, data_dir, out_dir),
+        progress=progress,
+    )
+    json_path, markdown_path = report_paths(report, out_dir)
+    write_together(
+        [(json_path, report.model_dump_json(indent=1).encode()), (markdown_path, render_markdown(report).encode())]
+    )
+    return report
