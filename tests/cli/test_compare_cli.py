@@ -11,6 +11,8 @@ from samples import copy_sample
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
+from veritrail_graphrag.errors import ReportError
+from veritrail_graphrag.report import AuditReport
 
 runner = CliRunner()
 COMMUNITIES = ["--community", "88", "--community", "90", "--community", "92"]
@@ -102,3 +104,18 @@ def test_bad_input_is_named(tmp_path: Path, two_versions: tuple[Path, Path]) -> 
     assert labels.exit_code == 2 and "--labels names 1 audits but 2" in labels.output
     same = runner.invoke(cli.app, ["compare", str(original), str(original)])
     assert same.exit_code == 2 and "tell them apart with --labels" in same.output
+
+
+def test_a_report_the_reader_refuses_is_refused_by_compare_too(tmp_path: Path, two_versions: tuple[Path, Path]) -> None:
+    original, altered = two_versions
+    edited = tmp_path / "edited" / "report.json"
+    edited.parent.mkdir()
+    data = json.loads(altered.read_text())
+    data["results"][0]["verdict"] = "Totally Supported"
+    edited.write_text(json.dumps(data))
+    with pytest.raises(ReportError) as refused:
+        AuditReport.load(edited)
+    result = runner.invoke(cli.app, ["compare", str(original), str(edited), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert str(refused.value) in result.output.replace("\n", "") and "results.0.verdict" in str(refused.value)
+    assert not (tmp_path / "out").exists()  # nothing counted, nothing written

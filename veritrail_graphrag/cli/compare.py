@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from veritrail_graphrag.cli.exit_codes import guarded
 from veritrail_graphrag.compare.audits import Audit, CompareError, load_audit, pool
-from veritrail_graphrag.errors import OutputError
 from veritrail_graphrag.files import Content, write_together
 
 stdout = Console()
@@ -37,6 +37,7 @@ def _audits(paths: list[Path], labels: list[str], groups: list[str]) -> list[Aud
     return audits
 
 
+@guarded
 def compare_command(
     audits: Annotated[
         list[Path] | None,
@@ -55,23 +56,16 @@ def compare_command(
     from veritrail_graphrag.compare.compute import compare  # scipy and matplotlib: only when comparing
     from veritrail_graphrag.compare.render import render_chart, render_markdown, tables
 
-    try:
-        loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
-        comparison = compare(loaded)
-        chart = CHART if comparison.stages else None
-        files: list[tuple[Path, Content]] = [
-            (out / "compare.json", comparison.model_dump_json(indent=1).encode()),
-            (out / "compare.md", render_markdown(comparison, chart).encode()),
-        ]
-        if chart is not None:
-            files.append((out / chart, render_chart(comparison)))
-        write_together(files)
-    except CompareError as exc:
-        stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(code=2) from None
-    except (OutputError, OSError) as exc:
-        stderr.print(f"[red]error:[/red] cannot write to {escape(str(out))}: {escape(str(exc))}", highlight=False)
-        raise typer.Exit(code=5) from None
+    loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
+    comparison = compare(loaded)
+    chart = CHART if comparison.stages else None
+    files: list[tuple[Path, Content]] = [
+        (out / "compare.json", comparison.model_dump_json(indent=1).encode()),
+        (out / "compare.md", render_markdown(comparison, chart).encode()),
+    ]
+    if chart is not None:
+        files.append((out / chart, render_chart(comparison)))
+    write_together(files)
     for warning in comparison.warnings:
         stderr.print(f"[bold red]warning:[/bold red] {escape(warning)}", highlight=False, soft_wrap=True)
     for table in tables(comparison):

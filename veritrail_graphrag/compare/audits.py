@@ -2,8 +2,8 @@
 
 A path is a report file or a folder holding one (a query run's folder, an index audit's
 `index-audit` folder, a summary audit's `.veritrail` folder, or a GraphRAG project whose
-`output/veritrail` holds exactly one report). Reports are read as plain JSON and projected to the
-few fields a comparison needs, so a big index audit does not have to be rebuilt as full objects.
+`output/veritrail` holds exactly one report). Reports are read by the report's own reader, claims
+kept as stored records, so a big index audit is checked in full without rebuilding its texts.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from veritrail_graphrag.errors import VeriTrailError
+from veritrail_graphrag.llm.usage import Usage
+from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.report import AuditReport
 
 REPORT_NAME = "report.json"
-NFS = "Not Fully Supported"
 _SPACE = re.compile(r"\s+")
 _PUNCT = re.compile(r"[^\w\s]")
 
@@ -31,13 +33,13 @@ class ClaimRow(BaseModel):
     id: str
     text: str
     terminal: str
-    verdict: str
+    verdict: Verdict
     error_stages: list[int] | None = Field(description="None: flagged but no stage could be named")
     nodes_read: int = 0
 
     @property
     def flagged(self) -> bool:
-        return self.verdict == NFS
+        return self.verdict is Verdict.NOT_FULLY_SUPPORTED
 
     @property
     def key(self) -> str:
@@ -91,48 +93,33 @@ def find_report(path: Path) -> Path:
     raise CompareError(f"holds {len(found)} reports ({listed}); name the one to compare", file=path)
 
 
-def _claim_rows(path: Path, data: dict[str, Any]) -> list[ClaimRow]:
-    rows = []
-    for number, result in enumerate(data.get("results", [])):
-        try:
-            claim = result["claim"]
-            iterations = result.get("iterations", [])
-            read = result.get("nodes_read", sum(len(it.get("checked", [])) for it in iterations))
-            rows.append(
-                ClaimRow(
-                    id=claim["id"],
-                    text=claim["text"],
-                    terminal=result["terminal"],
-                    verdict=result["verdict"],
-                    error_stages=result.get("error_stages"),
-                    nodes_read=read,
-                )
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CompareError(f"results[{number}] is not a claim result ({exc})", file=path) from None
-    return rows
-
-
 def load_audit(path: Path, label: str | None = None) -> Audit:
-    report = find_report(path)
-    try:
-        data = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise CompareError(f"cannot read this report ({exc})", file=report) from None
-    if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
-        raise CompareError("not a veritrail report", file=report)
-    usage = (data.get("usage") or {}).get("total") or {}
+    """The audit in a report file (or the folder holding it), read and checked by the report's own
+    reader: a file `AuditReport.load` refuses is refused here too, with the same message."""
+    report_path = find_report(path)
+    report, records = AuditReport.read_stored(report_path)
+    usage = report.usage.total if report.usage is not None else Usage()
     return Audit(
-        label=label or _default_label(report),
-        paths=[str(report)],
-        verifier=data.get("verifier", "?"),
-        verifier_settings=data.get("verifier_settings") or {},
-        claims=_claim_rows(report, data),
-        failed=len(data.get("failed", [])),
-        calls=usage.get("calls", 0),
-        cached_calls=usage.get("cached_calls", 0),
-        cost_usd=usage.get("cost_usd", 0.0),
-        index_audit=report.parent.name == "index-audit",
+        label=label or _default_label(report_path),
+        paths=[str(report_path)],
+        verifier=report.verifier,
+        verifier_settings=report.verifier_settings,
+        claims=[
+            ClaimRow(
+                id=record.claim.id,
+                text=record.claim.text,
+                terminal=record.terminal,
+                verdict=record.verdict,
+                error_stages=record.error_stages,
+                nodes_read=record.nodes_read,
+            )
+            for record in records
+        ],
+        failed=len(report.failed),
+        calls=usage.calls,
+        cached_calls=usage.cached_calls,
+        cost_usd=usage.cost_usd,
+        index_audit=report_path.parent.name == "index-audit",
     )
 
 

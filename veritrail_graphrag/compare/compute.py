@@ -9,9 +9,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from veritrail_graphrag.compare import stats
-from veritrail_graphrag.compare.audits import NFS, Audit, ClaimRow
+from veritrail_graphrag.compare.audits import Audit, ClaimRow
+from veritrail_graphrag.models import Verdict
 
-VERDICTS = ("Fully Supported", NFS, "Inconclusive")
 
 
 def _number(value: float) -> float | None:
@@ -82,7 +82,7 @@ def _flagged_stage_lists(audit: Audit) -> list[list[int]]:
 
 def _audit_stats(audit: Audit, stages: list[int], resamples: int, seed: int) -> AuditStats:
     verdicts = Counter(c.verdict for c in audit.claims)
-    flagged = verdicts.get(NFS, 0)
+    flagged = verdicts.get(Verdict.NOT_FULLY_SUPPORTED, 0)
     matrix = stats.stage_matrix(_flagged_stage_lists(audit), stages)
     rates = stats.stage_rates(matrix)
     low, high = stats.rate_intervals(matrix, resamples, seed)
@@ -93,7 +93,7 @@ def _audit_stats(audit: Audit, stages: list[int], resamples: int, seed: int) -> 
         verifier=audit.verifier,
         claims=len(audit.claims),
         failed=audit.failed,
-        verdicts={v: verdicts.get(v, 0) for v in VERDICTS},
+        verdicts={v.value: verdicts.get(v, 0) for v in Verdict},
         nfs_rate=_number(flagged / len(audit.claims)) if audit.claims else None,
         stages=[
             StageRate(stage=s, flagged=int(matrix[:, i].sum()), rate=_number(rates[i]), low=_number(low[i]),

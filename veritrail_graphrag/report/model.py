@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
@@ -134,12 +135,46 @@ class AuditReport(BaseModel):
         out.write(escape(tables + b',"nodes":' + to_json(node_columns(self.nodes)) + b"}"))
 
     @classmethod
+    def read_stored(cls, path: str | os.PathLike[str]) -> tuple[AuditReport, list[ClaimRecord]]:
+        """A report file (version 1 or 2) checked as `load` checks it, its claims left as stored:
+        the report without `results`, and one record per claim (ids, no texts). For readers that
+        count verdicts and stages (`compare`) and need not rebuild every sentence of an index audit."""
+        report, records, _ = cls._read(Path(path))
+        return report, records
+
+    @classmethod
     def load(cls, path: str | os.PathLike[str], dag: DAG | None = None) -> AuditReport:
         """A report file (version 1 or 2) as full objects, texts resolved. Sentence texts come from
         the file, or from the evidence.parquet it names, or from `dag`; a root's full text from the
         file (--full-trail) or from `dag`, which must be the DAG the audit read; without either it
         is empty (its selected sentences are in the evidence)."""
         path = Path(path)
+        report, records, texts = cls._read(path)
+        if texts is None:  # version 1 holds full objects
+            return report
+        if dag is not None and report.dag_fingerprint not in (None, dag.fingerprint()):
+            raise ReportError("the DAG given is not the one this audit read (its fingerprint differs)", file=path)
+        rows = list(report.nodes)
+        sentences = {full_sentence_id(ref, rows): text for ref, text in texts.stored.items()}
+        if texts.beside is not None:
+            sentences.update(_texts_beside(path, texts.beside, dag is not None))
+        source = TableTexts(sentences, report.nodes, dag)
+        for number, record in enumerate(records):
+            try:
+                report.results.append(from_record(record, source))
+            except (KeyError, IndexError, DagError) as exc:
+                raise ReportError(
+                    f"results[{number}] (claim {record.claim.id!r}) names a text the report does not hold: {exc}",
+                    file=path,
+                    row=number,
+                    ids=[record.claim.id],
+                ) from None
+        return report
+
+    @classmethod
+    def _read(cls, path: Path) -> tuple[AuditReport, list[ClaimRecord], _StoredTexts | None]:
+        """The file validated: version 1 as full objects (no stored texts), version 2 as the report
+        without results, its claim records and where its sentence texts are."""
         data = read_json(path, ReportError)
         if not isinstance(data, dict) or data.get("tool") != "veritrail-graphrag":
             raise ReportError("not a veritrail report", file=path)
@@ -148,7 +183,8 @@ class AuditReport(BaseModel):
             raise ReportError(f"report version {version!r} is not 1 or {REPORT_VERSION}", file=path)
         try:
             if version == 1:
-                return cls.model_validate(data)
+                report = cls.model_validate(data)
+                return report, [to_record(r) for r in report.results], None
             records = _validated(_RECORDS, data.pop("results", []), "results", path)
             columns = _validated(_COLUMNS, data.pop("nodes", {}), "nodes", path)
             nodes = nodes_from_columns(columns)
@@ -159,24 +195,15 @@ class AuditReport(BaseModel):
             raise ReportError(_first_problem(exc), file=path) from None
         except ValueError as exc:
             raise ReportError(str(exc), file=path) from None
-        if dag is not None and report.dag_fingerprint not in (None, dag.fingerprint()):
-            raise ReportError("the DAG given is not the one this audit read (its fingerprint differs)", file=path)
-        rows = list(report.nodes)
-        sentences = {full_sentence_id(ref, rows): text for ref, text in stored.items()}
-        if beside is not None:
-            sentences.update(_texts_beside(path, beside, dag is not None))
-        texts = TableTexts(sentences, report.nodes, dag)
-        for number, record in enumerate(records):
-            try:
-                report.results.append(from_record(record, texts))
-            except (KeyError, IndexError, DagError) as exc:
-                raise ReportError(
-                    f"results[{number}] (claim {record.claim.id!r}) names a text the report does not hold: {exc}",
-                    file=path,
-                    row=number,
-                    ids=[record.claim.id],
-                ) from None
-        return report
+        return report, records, _StoredTexts(stored, beside)
+
+
+@dataclass(frozen=True)
+class _StoredTexts:
+    """A version 2 file's sentence texts: its own table, and the file beside it that holds the rest."""
+
+    stored: dict[str, str]
+    beside: Any
 
 
 def _texts_beside(path: Path, name: Any, have_dag: bool) -> dict[str, str]:
