@@ -106,6 +106,26 @@ def test_answer_without_citations_is_refused(project: Path, tmp_path: Path) -> N
     assert result.exit_code == 2 and "cites no record ([Data: Reports (...)])" in result.output
 
 
+def test_a_citation_of_a_record_the_index_lacks_is_a_finding_per_claim(project: Path, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.md"
+    answer.write_text(
+        "Scrooge becomes generous and supports Bob Cratchit's family [Data: Reports (45, 999)]. "
+        "He pays a London surgeon to operate on Tiny Tim [Data: Reports (45)]."
+    )
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer)])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert "the answer cites record(s) not in the index: reports:999" in output
+    assert "1 cites records it was not built from" in output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    cited = {r["claim"]["id"]: r["citations"] for r in _report(folder)["results"]}
+    assert cited["final_answer#0"]["unknown"] == ["reports:999"] and cited["final_answer#0"]["supporting"]
+    assert cited["final_answer#1"]["unknown"] == []
+    markdown = (folder / "report.md").read_text()
+    assert "Claims citing records the output was not built from (1):" in markdown
+    assert "`reports:999` **not among its sources**" in markdown
+
+
 def test_map_answer_files_become_stage_5(project: Path, tmp_path: Path) -> None:
     maps = tmp_path / "maps"
     maps.mkdir()

@@ -148,6 +148,11 @@ def print_notes(notes: list[str]) -> None:
         stderr.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
 
 
+def _verb(count: int, one: str, many: str) -> str:
+    """`1 cites`, `2 cite`: a count of claims with its verb."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def print_audit(
     report: AuditReport, stage_of: Callable[[str], int], report_path: Path, markdown_path: Path | None
 ) -> None:
@@ -167,10 +172,11 @@ def print_audit(
         )
     if report.summary.citations is not None:
         c = report.summary.citations
+        invented = f"; {_verb(c.with_unknown, 'cites', 'cite')} records it was not built from" if c.with_unknown else ""
         stdout.print(
-            f"Citations: {c.uncited} of {c.claims} claims cite nothing; of {c.citing_known_nodes} citing, "
-            f"{c.in_trail} have an evidence trail through a cited node and {c.miscited} cite a node "
-            "that yielded no evidence.",
+            f"Citations: {c.uncited} of {c.claims} claims cite nothing; of the {c.citing_known_nodes} citing, "
+            f"{_verb(c.in_trail, 'has', 'have')} an evidence trail through a cited node and "
+            f"{_verb(c.miscited, 'cites', 'cite')} a node that yielded no evidence{invented}.",
             highlight=False,
         )
     if report.resumed_claims:

@@ -83,7 +83,7 @@ def _cited_cell(c: ClaimCitations) -> str:
     parts = [f"`{n}` evidence" for n in c.supporting]
     parts += [f"`{n}` **no evidence**" for n in c.no_evidence]
     parts += [f"`{n}` not reached" for n in c.not_reached]
-    parts += [f"`{label}` not upstream of the output" for label in c.unknown]
+    parts += [f"`{label}` **not among its sources**" for label in c.unknown]
     notes = (" (+more)" if c.incomplete else "") + (" (a marker shared by the paragraph)" if c.shared else "")
     return ", ".join(parts) + notes
 
@@ -101,7 +101,8 @@ def citation_lines(c: CitationSummary, results: list[ClaimResult]) -> list[str]:
         f"| cite a node that yielded no evidence (mis-cited) | {c.miscited} of {c.citing_known_nodes} citing |"
         f" {_percent(c.miscited_rate)} |",
         f"| end their citation list in +more | {c.incomplete} | |",
-        f"| cite records not upstream of the output | {c.with_unknown} | |",
+        f"| cite records the output was not built from (not in the index, or not in what the model read) |"
+        f" {c.with_unknown} | |",
         f"| cite through a marker their paragraph shares | {c.shared} | |",
         "",
     ]
@@ -109,5 +110,10 @@ def citation_lines(c: CitationSummary, results: list[ClaimResult]) -> list[str]:
     if miscited:
         lines += [f"Mis-cited claims ({len(miscited)}):", ""]
         lines += [f"- `{r.claim.id}` {r.claim.text}: {_cited_cell(r.citations)}" for r in miscited if r.citations]
+        lines.append("")
+    invented = [r for r in results if r.citations is not None and r.citations.unknown]
+    if invented:
+        lines += [f"Claims citing records the output was not built from ({len(invented)}):", ""]
+        lines += [f"- `{r.claim.id}` {r.claim.text}: {_cited_cell(r.citations)}" for r in invented if r.citations]
         lines.append("")
     return lines

@@ -80,12 +80,11 @@ def add_cited_answer(
 
     Global search's answer is the reduce step (stage 6, its map answers unknown) and can only have
     read reports: other records it cites are left to the citation check. The other methods' answers
-    sit one stage above the highest record they cite.
+    sit one stage above the highest record they cite. A cited record the index does not hold is no
+    input; the citation check reports it for the claims that cite it.
     """
     citations = [c for c in data_citations(answer) if method != "global" or c.dataset == "reports"]
     nodes, unknown = CitationIndex(index).resolve(citations)
-    if unknown:
-        raise AdapterError(f"cites record(s) not in the index: {', '.join(unknown)}", file=source)
     if not nodes:
         wanted = "[Data: Reports (...)]" if method == "global" else "[Data: Sources (...); Entities (...); ...]"
         raise AdapterError(f"the answer cites no record ({wanted}), so it cannot be traced", file=source)
@@ -98,6 +97,8 @@ def add_cited_answer(
         metadata={"method": method, "cited_reports": cited_reports(answer), "source": source},
     )
     notes = [UNCITED_CONTEXT_LOST]
+    if unknown:  # a finding about the answer, reported per claim in its citations, not an input error
+        notes.append(f"the answer cites record(s) not in the index: {', '.join(unknown)}")
     if method == "global":
         notes.append("map answers were not given: the final answer is linked to the reports it cites")
     if method == "drift":

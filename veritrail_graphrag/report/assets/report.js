@@ -215,6 +215,18 @@
     return path;
   }
 
+  function citationLine(c) {
+    // What the claim's sentence cites and how each cited record stands in its trail.
+    if (!c) return null;
+    if (!c.cited || !c.cited.length) return el("div", { class: "muted", text: "Cites nothing." });
+    const parts = [...(c.supporting || []).map((n) => `${nodeLabel(n)} (evidence)`),
+      ...(c.no_evidence || []).map((n) => `${nodeLabel(n)} (read, no evidence: mis-cited)`),
+      ...(c.not_reached || []).map((n) => `${nodeLabel(n)} (not reached)`),
+      ...(c.unknown || []).map((label) => `${label} (not among the output's sources: an invented or wrong citation)`)];
+    return el("div", { class: c.unknown && c.unknown.length ? "t-nfs" : "muted",
+      text: "Cites: " + parts.join(", ") + (c.incomplete ? " (+more)" : "") });
+  }
+
   function card(r) {
     const cls = VERDICT_CLASS[r.verdict] || "inc";
     const stages = stageText(r);
@@ -228,6 +240,7 @@
       r.error_note ? el("div", { class: "muted", text: r.error_note }) : null,
       el("div", { class: "reasoning", text: r.reasoning }),
       el("div", { class: "muted", text: "Interim verdicts: " + r.iterations.map((it) => it.verdict).join(" → ") }),
+      citationLine(r.citations),
       details);
   }
 
