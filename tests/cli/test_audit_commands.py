@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 import veritrail_graphrag.cli as cli
 from veritrail_graphrag import Verdict
 from veritrail_graphrag.audit.options import SourceOptions
+from veritrail_graphrag.adapters.summaries import SummaryLog
 from veritrail_graphrag.audit.targets import graphrag_query_target
 from veritrail_graphrag.report.model import AuditReport
 
@@ -173,3 +174,21 @@ def test_audit_of_a_dag_json(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = _report(tmp_path / "dag.veritrail")
     assert report["summary"]["error_stages"] == {"3": 1}
+
+
+def test_a_sentence_too_short_to_check_is_listed_not_lost(tmp_path: Path) -> None:
+    log = tmp_path / "run.jsonl"
+    with SummaryLog(log) as writer:
+        writer.source("c1", "Mara Voss proposed a ferry to carry grain across the river. The council refused twice.")
+        writer.summary("final", "# The ferry\n\nMara proposed a ferry across the river. Refused twice!", inputs=["c1"])
+    result = runner.invoke(cli.app, ["audit", str(log)])
+    assert result.exit_code == 0, result.output
+    assert "1 sentence(s) too short to check were not audited as claims" in result.output
+    report = AuditReport.load(tmp_path / "run.veritrail" / "report.json")
+    assert [r.claim.text for r in report.results] == ["Mara proposed a ferry across the river."]
+    assert [(s.text, s.reason) for s in report.skipped] == [
+        ("# The ferry", "a heading"),
+        ("Refused twice!", "too short to check (fewer than 3 words)"),
+    ]
+    markdown = (tmp_path / "run.veritrail" / "report.md").read_text()
+    assert "## Sentences that are not claims (1)" in markdown and "`final#2` Refused twice!" in markdown

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from veritrail_graphrag.sentences import punkt_tokenizer, split_sentences
 
 
@@ -61,3 +63,27 @@ def test_works_without_nltk_data_or_network(tmp_path) -> None:  # type: ignore[n
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"NLTK_DATA": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "2"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # the hierarchical sample's sentence, which Punkt cut into three
+            "On a foggy Christmas Eve, Scrooge answers his nephew with 'Bah! Humbug!' and refuses his invitation.",
+            ["On a foggy Christmas Eve, Scrooge answers his nephew with 'Bah! Humbug!' and refuses his invitation."],
+        ),
+        ('He cries "What is this?" and runs out.', ['He cries "What is this?" and runs out.']),
+        ("'Are you mad?' asked Fred. Scrooge said no.", ["'Are you mad?' asked Fred.", "Scrooge said no."]),
+        ('Scrooge says: "Bah! Humbug!" Then he leaves.', ['Scrooge says: "Bah! Humbug!"', "Then he leaves."]),
+        ("He said \u201cGo! Now!\u201d and left. Done.", ["He said \u201cGo! Now!\u201d and left.", "Done."]),
+        (  # a quotation closed by a quote Punkt put at the start of the next piece
+            "His nephew calls 'A merry Christmas, uncle!', and Scrooge answers 'Bah! Humbug!'. Then he leaves.",
+            ["His nephew calls 'A merry Christmas, uncle!', and Scrooge answers 'Bah! Humbug!'.", "Then he leaves."],
+        ),
+        ("Wow! That was fast.", ["Wow!", "That was fast."]),  # a real end stays one
+        ("Scrooge's clerk is cold! The fire is small.", ["Scrooge's clerk is cold!", "The fire is small."]),
+        ('A stray " quote here. Next sentence. Third one.', ['A stray " quote here.', "Next sentence.", "Third one."]),
+    ],
+)
+def test_a_quotation_ending_in_an_exclamation_stays_in_its_sentence(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from veritrail_graphrag import event_loop
-from veritrail_graphrag.audit.claims import extract_claims, given_claims, load_claims
+from veritrail_graphrag.audit.claims import ExtractedClaims, extract_claims, given_claims, load_claims
 from veritrail_graphrag.audit.options import AuditOptions, SourceOptions
 from veritrail_graphrag.audit.output_lock import OutputLock
 from veritrail_graphrag.audit.run import run_audit
@@ -25,7 +25,7 @@ from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.errors import UsageError
 from veritrail_graphrag.models import Claim
-from veritrail_graphrag.report.model import AuditReport, ClaimFailure
+from veritrail_graphrag.report.model import AuditReport
 from veritrail_graphrag.verifiers.capabilities import close
 
 _P = ParamSpec("_P")
@@ -70,17 +70,16 @@ async def run_target(
     prepared, config = options.setup(target.project_root, max_sentences_per_prompt)
     with OutputLock(report_path) as lock:
         verifier = prepared.build()
-        failures: list[ClaimFailure] = []
         try:
-            if claims is None:
-                claims, terminal, failures = await extract_claims(
-                    verifier, target.dag, target.terminals, target.question
-                )
-            elif len(target.terminals) == 1:
-                terminal = target.terminals[0]
+            terminal: str | dict[str, str]
+            if claims is not None:
+                if len(target.terminals) != 1:
+                    raise UsageError("given claims need a single terminal")
+                extracted, terminal = ExtractedClaims(claims, {}), target.terminals[0]
             else:
-                raise UsageError("given claims need a single terminal")
-            if not claims and not failures:
+                extracted = await extract_claims(verifier, target.dag, target.terminals, target.question)
+                claims, terminal = extracted.claims, extracted.terminal_of
+            if not claims and not extracted.failures:
                 raise UsageError(f"no claims: {', '.join(target.terminals)} has no sentence with verifiable content")
             done = 0
             if on_progress is not None:
@@ -104,7 +103,8 @@ async def run_target(
                 resume=options.resume,
                 on_result=finished,
                 citations=target.citations,
-                extraction_failures=failures,
+                extraction_failures=extracted.failures,
+                skipped=extracted.skipped,
                 lock=lock,
                 full_trail=options.full_trail,
                 md_limit=options.md_limit,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -14,7 +15,14 @@ from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError, UsageError
 from veritrail_graphrag.files import read_text
 from veritrail_graphrag.models import Claim, ClaimExtraction
-from veritrail_graphrag.report.model import ClaimFailure
+from veritrail_graphrag.report.model import (
+    HEADING_REASON,
+    MIN_CLAIM_WORDS,
+    SHORT_REASON,
+    TABLE_REASON,
+    ClaimFailure,
+    SkippedSentence,
+)
 from veritrail_graphrag.sentences import HEADING, LIST_ITEM
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.capabilities import ClaimExtractor
@@ -29,19 +37,32 @@ def clean_claim_text(sentence: str) -> str:
     return text.replace("**", "").replace("__", "").strip()
 
 
-def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
-    """One claim per sentence of the terminal, skipping headings and table rows.
+def split_claims(dag: DAG, terminal: str) -> tuple[list[Claim], list[SkippedSentence]]:
+    """One claim per sentence of the terminal; the sentences that are none (headings, table rows,
+    fragments too short to check) come back with the reason, for the report to list.
 
     This is the no-LLM fallback; an LLM claim extractor (Claimify-style) gives better claims.
     """
-    claims = []
+    claims: list[Claim] = []
+    skipped: list[SkippedSentence] = []
     for sentence in dag.sentences(terminal):
-        if HEADING.match(sentence.text) or sentence.text.lstrip().startswith("|"):
-            continue
         text = clean_claim_text(sentence.text)
-        if len(re.findall(r"\w+", text)) >= 3:
+        if HEADING.match(sentence.text):
+            reason = HEADING_REASON
+        elif sentence.text.lstrip().startswith("|"):
+            reason = TABLE_REASON
+        elif len(re.findall(r"\w+", text)) < MIN_CLAIM_WORDS:
+            reason = SHORT_REASON
+        else:
             claims.append(Claim(id=sentence.id, text=text, sentence=sentence.index))
-    return claims
+            continue
+        skipped.append(SkippedSentence(terminal=terminal, sentence=sentence.index, text=sentence.text, reason=reason))
+    return claims, skipped
+
+
+def sentence_claims(dag: DAG, terminal: str) -> list[Claim]:
+    """One claim per sentence of the terminal that holds one (see `split_claims`)."""
+    return split_claims(dag, terminal)[0]
 
 
 def load_claims(path: Path) -> list[Claim]:
@@ -94,24 +115,32 @@ def given_claims(texts: Sequence[str]) -> list[Claim]:
     return [Claim(id=f"claim-{number}", text=text) for number, text in enumerate(texts, 1)]
 
 
-async def extract_claims(
-    verifier: Verifier, dag: DAG, terminals: list[str], question: str | None
-) -> tuple[list[Claim], dict[str, str], list[ClaimFailure]]:
+@dataclass
+class ExtractedClaims:
+    """The claims of an audit's terminals: each claim's terminal, the sentences an extractor could
+    not read (failures, retried by a re-run) and the sentences no claim was made of (listed)."""
+
+    claims: list[Claim]
+    terminal_of: dict[str, str]
+    failures: list[ClaimFailure] = field(default_factory=list)
+    skipped: list[SkippedSentence] = field(default_factory=list)
+
+
+async def extract_claims(verifier: Verifier, dag: DAG, terminals: list[str], question: str | None) -> ExtractedClaims:
     """Claims of each terminal: the verifier's own extractor when it has one (the LLM's
     Claimify-style extraction), else one claim per sentence. Ids are prefixed by the terminal
     when there are several, so they stay unique. Sentences the extractor could not read come back
     as failures (named `sentence-N`), so the audit goes on and a re-run retries them."""
-    claims: list[Claim] = []
-    where: dict[str, str] = {}
-    failures: list[ClaimFailure] = []
+    found = ExtractedClaims([], {})
     for terminal in terminals:
         prefix = f"{terminal}/" if len(terminals) > 1 else ""
         if not isinstance(verifier, ClaimExtractor):
-            found = sentence_claims(dag, terminal)
+            claims, skipped = split_claims(dag, terminal)
+            found.skipped += skipped
         else:
             extraction: ClaimExtraction = await verifier.extract_claims(dag.node(terminal).text, question)
-            found = [c.model_copy(update={"id": prefix + c.id}) for c in extraction.claims]
-            failures += [
+            claims = [c.model_copy(update={"id": prefix + c.id}) for c in extraction.claims]
+            found.failures += [
                 ClaimFailure(
                     claim=Claim(id=f"{prefix}sentence-{f.sentence + 1}", text=f.text, sentence=f.sentence),
                     terminal=terminal,
@@ -119,7 +148,7 @@ async def extract_claims(
                 )
                 for f in extraction.failed
             ]
-        for claim in found:
-            claims.append(claim)
-            where[claim.id] = terminal
-    return claims, where, failures
+        for claim in claims:
+            found.claims.append(claim)
+            found.terminal_of[claim.id] = terminal
+    return found

@@ -24,7 +24,7 @@ from veritrail_graphrag.errors import VerifierError
 from veritrail_graphrag.models import Claim
 from veritrail_graphrag.report.citation_accuracy import attach_citations
 from veritrail_graphrag.report.markdown import MD_LIMIT
-from veritrail_graphrag.report.model import AuditReport, ClaimFailure, summarize
+from veritrail_graphrag.report.model import AuditReport, ClaimFailure, SkippedSentence, summarize
 from veritrail_graphrag.report.outputs import write_outputs
 from veritrail_graphrag.report.records import NodeInfo, touched_nodes
 from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
@@ -44,6 +44,7 @@ async def run_audit(
     on_result: Callable[[ClaimResult], None] | None = None,
     citations: Mapping[str, Sequence[SentenceCitations]] | None = None,
     extraction_failures: Sequence[ClaimFailure] = (),
+    skipped: Sequence[SkippedSentence] = (),
     lock: OutputLock | None = None,
     full_trail: bool = False,
     md_limit: int = MD_LIMIT,
@@ -108,6 +109,7 @@ async def run_audit(
             summary=summarize(results, len(dag), failed=len(failures)),
             results=results,
             failed=failures,
+            skipped=list(skipped),
             resumed_claims=len(done),
             usage=usage_report(engine.verifier),
             dag_fingerprint=dag.fingerprint(),

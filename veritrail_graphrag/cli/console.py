@@ -21,7 +21,7 @@ from rich.table import Table
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.errors import VeriTrailWarning
 from veritrail_graphrag.models import Verdict
-from veritrail_graphrag.report.model import AuditReport, flagged_first, stages_text
+from veritrail_graphrag.report.model import SHORT_REASON, AuditReport, flagged_first, stages_text
 
 if TYPE_CHECKING:  # the dry run's estimate comes with the LLM settings, loaded only when asked for
     from veritrail_graphrag.audit.dry_run import DryRun
@@ -179,6 +179,9 @@ def print_audit(
             f"{_verb(c.miscited, 'cites', 'cite')} a node that yielded no evidence{invented}.",
             highlight=False,
         )
+    short = [s for s in report.skipped if s.reason == SHORT_REASON]
+    if short:
+        stdout.print(f"{len(short)} sentence(s) too short to check were not audited as claims (listed in report.md).")
     if report.resumed_claims:
         stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
     for failure in report.failed:

@@ -13,7 +13,6 @@ from veritrail_graphrag.compare.audits import Audit, ClaimRow
 from veritrail_graphrag.models import Verdict
 
 
-
 def _number(value: float) -> float | None:
     return None if value is None or not np.isfinite(value) else round(float(value), 4)
 

@@ -10,7 +10,14 @@ from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.report.citation_accuracy import CitationSummary
-from veritrail_graphrag.report.model import AuditReport, flagged_first, stages_text
+from veritrail_graphrag.report.model import (
+    HEADING_REASON,
+    TABLE_REASON,
+    AuditReport,
+    SkippedSentence,
+    flagged_first,
+    stages_text,
+)
 
 MD_LIMIT = 200
 
@@ -46,6 +53,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
         lines += [f"## Claims that could not be verified ({len(report.failed)})", ""]
         lines += [f"- `{f.claim.id}` {f.claim.text}: {f.error}" for f in report.failed]
         lines += ["", "Re-run the same command to retry them; verified claims are not asked again.", ""]
+    lines += skipped_lines(report.skipped)
     unsupported = [r for r in flagged_first(report.results) if r.verdict is not Verdict.FULLY_SUPPORTED]
     if unsupported:
         lines += [f"## Claims that are not fully supported ({len(unsupported)})", ""]
@@ -71,6 +79,19 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
             lines.append(f"- Iteration {it.index} ({it.verdict.value}), checked {len(it.checked)} node(s): {evidence}")
         lines.append("")
     return "\n".join(lines)
+
+
+def skipped_lines(skipped: list[SkippedSentence]) -> list[str]:
+    """The sentences no claim was made of: headings and table rows counted, the rest listed."""
+    structure = [s for s in skipped if s.reason in (HEADING_REASON, TABLE_REASON)]
+    listed = [s for s in skipped if s not in structure]
+    if not listed:
+        return [f"{len(structure)} heading(s) and table row(s) are structure, not claims.", ""] if structure else []
+    lines = [f"## Sentences that are not claims ({len(listed)})", ""]
+    lines += [f"- `{s.terminal}#{s.sentence}` {s.text}: {s.reason}" for s in listed]
+    if structure:
+        lines.append(f"- and {len(structure)} heading(s) and table row(s): structure, not claims")
+    return [*lines, ""]
 
 
 def _percent(rate: float | None) -> str:

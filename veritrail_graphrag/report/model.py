@@ -63,6 +63,21 @@ class ClaimFailure(BaseModel):
     error: str
 
 
+MIN_CLAIM_WORDS = 3
+HEADING_REASON = "a heading"
+TABLE_REASON = "a table row"
+SHORT_REASON = f"too short to check (fewer than {MIN_CLAIM_WORDS} words)"
+
+
+class SkippedSentence(BaseModel):
+    """A sentence of an output that no claim was made of, and why: nothing leaves an audit unsaid."""
+
+    terminal: str
+    sentence: int = Field(description="its index among the output's sentences")
+    text: str
+    reason: str = Field(description="heading, table row, or too short to check (fewer than 3 words)")
+
+
 class Summary(BaseModel):
     claims: int
     failed: int = Field(default=0, description="claims that could not be verified (see `failed`)")
@@ -103,6 +118,9 @@ class AuditReport(BaseModel):
     )
     results: list[ClaimResult]
     failed: list[ClaimFailure] = Field(default_factory=list)
+    skipped: list[SkippedSentence] = Field(
+        default_factory=list, description="sentences of the outputs that no claim was made of, and why"
+    )
 
     def __repr__(self) -> str:
         """Short: the full repr of an index audit's report is hundreds of MB (a REPL, a log line, or
