@@ -47,10 +47,11 @@ def _copy(data: Path, version: str, into: Path) -> Path:
 
 def _audit(root: Path, *extra: str) -> tuple[Path, float]:
     started = time.perf_counter()
-    result = runner.invoke(cli.app, ["audit-index", str(root), *extra])
+    out = root / "veritrail" / "index-audit"
+    result = runner.invoke(cli.app, ["audit-index", str(root), *extra, "--out", str(out)])
     if result.exit_code != 0:
         raise SystemExit(f"audit of {root} failed ({result.exit_code}):\n{result.output}")
-    return root / "veritrail" / "index-audit" / "report.json", time.perf_counter() - started
+    return out / "report.json", time.perf_counter() - started
 
 
 def compare_versions(data: Path, out: Path, work: Path) -> None:

@@ -114,10 +114,10 @@ def main() -> None:
             measure(f"BooookScore book {book}", ["audit", str(log), "--book", book], log.with_suffix(".veritrail"), browser)
         index = _copy_index(options.index, Path(work) / "index20")
         measure("audit-index --reports 20", ["audit-index", str(index), "--reports", "20"],
-                index / "veritrail" / "index-audit", browser)  # fmt: skip
+                index / "veritrail" / "index-audit-top-20", browser)  # fmt: skip
         if not options.skip_all:
             index = _copy_index(options.index, Path(work) / "index-all")
-            measure("audit-index --all", ["audit-index", str(index), "--all"], index / "veritrail" / "index-audit", browser)
+            measure("audit-index --all", ["audit-index", str(index), "--all"], index / "veritrail" / "index-audit-all", browser)
 
 
 if __name__ == "__main__":

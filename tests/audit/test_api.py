@@ -54,7 +54,7 @@ def test_audit_index_audits_the_communities_asked_for(tmp_path: Path) -> None:
     root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
     report = v.audit_index(root, communities=[45, 45], q=2)
     assert report.terminals == ["report:45"] and report.config.q == 2
-    assert (root / "output" / "veritrail" / "index-audit" / "report.html").is_file()
+    assert (root / "output" / "veritrail" / "index-audit-communities-45" / "report.html").is_file()
 
 
 def test_verify_takes_a_dag_file_or_object_and_claims_as_texts(tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def test_map_answer_files_become_stage_5(project: Path, tmp_path: Path) -> None:
 def test_audit_index_of_chosen_communities(project: Path) -> None:
     result = runner.invoke(cli.app, ["audit-index", str(project), "--community", "45", "--community", "48"])
     assert result.exit_code == 0, result.output
-    report = _report(project / "output" / "veritrail" / "index-audit")
+    report = _report(project / "output" / "veritrail" / "index-audit-communities-45-48")
     assert report["terminals"] == ["report:45", "report:48"]
     assert {r["terminal"] for r in report["results"]} == {"report:45", "report:48"}
     stages = {s for r in report["results"] for s in (r["error_stages"] or [])}
@@ -192,3 +192,33 @@ def test_a_sentence_too_short_to_check_is_listed_not_lost(tmp_path: Path) -> Non
     ]
     markdown = (tmp_path / "run.veritrail" / "report.md").read_text()
     assert "## Sentences that are not claims (1)" in markdown and "`final#2` Refused twice!" in markdown
+
+
+def _files(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*")}
+
+
+def test_out_puts_every_file_of_an_audit_elsewhere_and_leaves_the_run_untouched(project: Path, tmp_path: Path) -> None:
+    before = _files(project)
+    audited = runner.invoke(cli.app, ["audit", str(project), "--out", str(tmp_path / "query-audit")])
+    assert audited.exit_code == 0, audited.output
+    indexed = runner.invoke(cli.app, ["audit-index", str(project), "--community", "45", "--out", str(tmp_path / "idx")])
+    assert indexed.exit_code == 0, indexed.output
+    assert _files(project) == before  # a read-only run can be audited: nothing is written into it
+    for folder in (tmp_path / "query-audit", tmp_path / "idx"):
+        assert {"report.json", "report.md", "report.html", "claims.parquet", "evidence.parquet"} <= {
+            p.name for p in folder.iterdir()
+        }
+    assert _report(tmp_path / "idx")["terminals"] == ["report:45"]
+
+
+def test_each_index_selection_has_its_own_folder(project: Path) -> None:
+    for args in (["--community", "45"], ["--reports", "2"], ["--community", "48", "--community", "45"], []):
+        result = runner.invoke(cli.app, ["audit-index", str(project), *args])
+        assert result.exit_code == 0, result.output
+    folders = {p.name: _report(p)["terminals"] for p in (project / "output" / "veritrail").glob("index-audit*")}
+    assert set(folders) == {
+        "index-audit-communities-45", "index-audit-top-2", "index-audit-communities-45-48", "index-audit",
+    }  # fmt: skip
+    assert folders["index-audit-communities-45-48"] == ["report:48", "report:45"]
+    assert len(folders["index-audit-top-2"]) == 2 and len(folders["index-audit"]) == 10

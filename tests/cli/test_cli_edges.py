@@ -95,7 +95,7 @@ def test_repeated_community_is_audited_once(tmp_path: Path) -> None:
     copy_sample("graphrag-christmas-carol", carol)
     result = runner.invoke(cli.app, ["audit-index", str(carol), "--community", "48", "--community", "48"])
     assert result.exit_code == 0, result.output
-    report = json.loads((carol / "output" / "veritrail" / "index-audit" / "report.json").read_text())
+    report = json.loads((carol / "output" / "veritrail" / "index-audit-communities-48" / "report.json").read_text())
     assert report["terminals"] == ["report:48"]
 
 

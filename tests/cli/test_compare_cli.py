@@ -28,7 +28,7 @@ INVENTED = (
 def _audit(root: Path) -> Path:
     result = runner.invoke(cli.app, ["audit-index", str(root), *COMMUNITIES])
     assert result.exit_code == 0, result.output
-    return root / "output" / "veritrail" / "index-audit" / "report.json"
+    return root / "output" / "veritrail" / "index-audit-communities-88-90-92" / "report.json"
 
 
 @pytest.fixture(scope="module")

@@ -167,6 +167,22 @@ def test_supported_only_by_an_intermediate_node_is_not_fully_supported() -> None
     assert result.error_stages == [2]
 
 
+def test_support_found_only_above_the_source_says_why_the_verdict_turns() -> None:
+    # The chunk feeds the summary and the final answer: read in the first iteration without
+    # evidence, it leaves nothing to check after the summary's Fully Supported.
+    nodes = [
+        {"id": "chunk", "stage": 1, "text": "Nothing relevant."},
+        {"id": "summary", "stage": 2, "text": "MARK invented."},
+        {"id": "final", "stage": 3, "text": "Final."},
+    ]
+    dag = DAG.from_records(nodes, [("chunk", "summary"), ("summary", "final"), ("chunk", "final")])
+    result = VeriTrail(ScriptedVerifier("MARK"), TrailConfig(q=3)).verify(dag, Claim(id="c", text="MARK"))
+    assert result.interim_verdicts == [FS] and result.verdict is NFS
+    assert result.stop_reason is StopReason.NO_CANDIDATES and result.error_stages == [2]
+    assert result.reasoning.startswith("The interim verdicts (Fully Supported) found support only in intermediate")
+    assert "(stage 2)" in result.reasoning and "source was never reached" in result.reasoning
+
+
 def test_inconclusive_mixed_with_not_supported_names_no_stage() -> None:
     dag = hierarchical_figure_1()
     verdicts = iter([INC, NFS, NFS])

@@ -147,7 +147,7 @@ def test_index_audit_reads_entity_and_relationship_citations(tmp_path: Path) -> 
     root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
     result = runner.invoke(cli.app, ["audit-index", str(root), "--community", "45"])
     assert result.exit_code == 0, result.output
-    report = json.loads((root / "output" / "veritrail" / "index-audit" / "report.json").read_text())
+    report = json.loads((root / "output" / "veritrail" / "index-audit-communities-45" / "report.json").read_text())
     cited = [r["citations"] for r in report["results"] if not r["citations"]["uncited"]]
     assert all(label.split(":")[0] in {"entities", "relationships"} for c in cited for label in c["cited"])
     assert any(c["shared"] and c["incomplete"] for c in cited)

@@ -39,7 +39,7 @@ def index_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = copy_sample("graphrag-christmas-carol", tmp_path_factory.mktemp("index") / "carol")
     result = CliRunner().invoke(cli.app, ["audit-index", str(root), "--reports", "3"])
     assert result.exit_code == 0, result.output
-    return root / "output" / "veritrail" / "index-audit" / "report.html"
+    return root / "output" / "veritrail" / "index-audit-top-3" / "report.html"
 
 
 @pytest.fixture(scope="module")

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from veritrail_graphrag import event_loop
+from veritrail_graphrag.adapters.graphrag.layout import DEFAULT_REPORTS
 from veritrail_graphrag.audit.claims import ExtractedClaims, extract_claims, given_claims, load_claims
 from veritrail_graphrag.audit.options import AuditOptions, SourceOptions
 from veritrail_graphrag.audit.output_lock import OutputLock
 from veritrail_graphrag.audit.run import run_audit
-from veritrail_graphrag.audit.targets import AuditTarget, audit_target, dag_target, graphrag_index_target
+from veritrail_graphrag.audit.targets import AuditTarget, audit_target, dag_target, elsewhere, graphrag_index_target
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.errors import UsageError
@@ -117,35 +118,39 @@ async def aaudit(
     path: str | os.PathLike[str],
     *,
     claims: Claims | None = None,
+    out: str | os.PathLike[str] | None = None,
     on_progress: Progress | None = None,
     **options: Any,
 ) -> AuditReport:
     """Audit a pipeline run's final output, as `veritrail audit PATH` does: a GraphRAG project
     (its latest saved query run, `query_run=`, or an `answer=` file), a summary log, a BooookScore
     file (`book=`) or a DAG file. Writes report.json and the other files next to the run's
-    artifacts and returns the report. `options`: how to read PATH (`SourceOptions`: `query_run`,
+    artifacts (or into the folder `out`) and returns the report. `options`: how to read PATH (`SourceOptions`: `query_run`,
     `answer`, `map_answers`, `question`, `method`, `book`, `chunks`, `max_context_len`,
     `chunk_size`) and the audit's (`AuditOptions`: `verifier`, `q`, `model`, ...)."""
     source = SourceOptions.of({k: v for k, v in options.items() if k in SourceOptions.model_fields})
     checked = AuditOptions.of({k: v for k, v in options.items() if k not in SourceOptions.model_fields})
-    target = audit_target(Path(path), source)
+    target = elsewhere(audit_target(Path(path), source), out)
     return await run_target(target, checked, claims=_claims(claims), on_progress=on_progress)
 
 
 async def aaudit_index(
     root: str | os.PathLike[str],
     *,
-    reports: int | None = 10,
+    reports: int | None = DEFAULT_REPORTS,
     communities: Sequence[int] | None = None,
+    out: str | os.PathLike[str] | None = None,
     on_progress: Progress | None = None,
     **options: Any,
 ) -> AuditReport:
     """Audit a GraphRAG index itself, as `veritrail audit-index` does: the `reports` highest-ranked
     community reports (None: all of them), or the given `communities`, each traced through the
-    descriptions to the text units. Writes to `output/veritrail/index-audit/`."""
+    descriptions to the text units. Writes to `output/veritrail/index-audit/` for the default
+    selection, to a folder named after any other (`index-audit-all`, `index-audit-top-20`,
+    `index-audit-communities-45-48`), or to `out`."""
     checked = AuditOptions.of(options)
     chosen = list(dict.fromkeys(communities)) if communities else None
-    target = graphrag_index_target(Path(root), reports=reports, communities=chosen)
+    target = elsewhere(graphrag_index_target(Path(root), reports=reports, communities=chosen), out)
     return await run_target(target, checked, on_progress=on_progress)
 
 

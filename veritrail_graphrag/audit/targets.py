@@ -7,6 +7,7 @@ query run's folder, under `output/veritrail/` for GraphRAG, or beside the file o
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,14 @@ from pathlib import Path
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index, search_method
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
 from veritrail_graphrag.adapters.graphrag.citations import sentence_citations
-from veritrail_graphrag.adapters.graphrag.layout import answer_dir, queries_dir, saved_runs_dirs, veritrail_dir
+from veritrail_graphrag.adapters.graphrag.layout import (
+    DEFAULT_REPORTS,
+    answer_dir,
+    index_audit_folder,
+    queries_dir,
+    saved_runs_dirs,
+    veritrail_dir,
+)
 from veritrail_graphrag.adapters.graphrag.query_run import FILE_NAME
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.audit.options import SourceOptions
@@ -44,6 +52,12 @@ class SavedRun:
 
     folder: Path
     run: QueryRun
+
+
+def elsewhere(target: AuditTarget, out: str | os.PathLike[str] | None) -> AuditTarget:
+    """The target with its reports (and lock and checkpoint) in `out` instead, when given: the
+    way to audit a run in a folder that is not writable, or to keep two audits apart."""
+    return target if out is None else dataclasses.replace(target, out_dir=Path(out))
 
 
 def _run_folders(path: Path) -> list[Path]:
@@ -140,7 +154,9 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
     return AuditTarget(dag, ["final_answer"], out_dir, described, chosen.run.query, warnings, root, citations)
 
 
-def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: list[int] | None = None) -> AuditTarget:
+def graphrag_index_target(
+    path: Path, *, reports: int | None = DEFAULT_REPORTS, communities: list[int] | None = None
+) -> AuditTarget:
     """Community reports as terminals: the top `reports` by rank, or the given communities."""
     dag = read_index(path)
     all_reports = [n for n in dag if n.kind == "community_report"]
@@ -158,7 +174,7 @@ def graphrag_index_target(path: Path, *, reports: int | None = 10, communities: 
             f"report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}", file=path
         )
     notes = [f"{len(chosen)} of {len(all_reports)} community reports audited"]
-    out_dir = veritrail_dir(path) / "index-audit"
+    out_dir = veritrail_dir(path) / index_audit_folder(reports, communities)
     citations = sentence_citations(dag, chosen)
     return AuditTarget(dag, chosen, out_dir, str(path), None, notes, locate(path).project_root or path, citations)
 

@@ -14,6 +14,7 @@ from rich.progress import TaskID
 
 from veritrail_graphrag import event_loop
 from veritrail_graphrag.adapters.graphrag import METHODS, search_method
+from veritrail_graphrag.adapters.graphrag.layout import DEFAULT_REPORTS
 from veritrail_graphrag.audit.api import run_target
 from veritrail_graphrag.audit.claims import given_claims, load_claims
 from veritrail_graphrag.audit.dry_run import plan
@@ -22,6 +23,7 @@ from veritrail_graphrag.audit.targets import (
     AuditTarget,
     audit_target,
     dag_target,
+    elsewhere,
     graphrag_index_target,
     graphrag_query_target,
 )
@@ -30,6 +32,15 @@ from veritrail_graphrag.cli.exit_codes import ExitCode, guarded
 from veritrail_graphrag.cli.options import AuditCommandFlags, AuditFlags, with_options
 from veritrail_graphrag.errors import AdapterError, AuditInterrupted, UsageError
 from veritrail_graphrag.models import Claim, Verdict
+
+OutDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        metavar="DIR",
+        help="Folder for the reports (default: next to the run's artifacts); e.g. for a read-only run.",
+    ),
+]
 
 
 def _dry_run(target: AuditTarget, flags: AuditFlags, extract: bool, max_sentences_per_prompt: int) -> None:
@@ -119,11 +130,12 @@ def audit(
         Path, typer.Argument(help="GraphRAG project or output/, DAG JSON, summary log or BooookScore file.")
     ],
     claims_path: Annotated[Path | None, typer.Option("--claims", help="JSON list of {id, text} claims.")] = None,
+    out: OutDir = None,
     *,
     flags: AuditCommandFlags,
 ) -> None:
     """Audit a pipeline run's final output; write report.json and report.md next to its artifacts."""
-    target = audit_target(path, flags.source())
+    target = elsewhere(audit_target(path, flags.source()), out)
     claims = load_claims(claims_path) if claims_path is not None else None
     run_command(target, claims, flags)
 
@@ -137,14 +149,17 @@ def audit_index(
     ] = None,
     community: Annotated[list[int] | None, typer.Option(help="Audit this community's report (repeatable).")] = None,
     all_reports: Annotated[bool, typer.Option("--all", help="Audit every community report.")] = False,
+    out: OutDir = None,
     *,
     flags: AuditFlags,
 ) -> None:
-    """Audit the index itself: community reports traced through descriptions to the text units."""
+    """Audit the index itself: community reports traced through descriptions to the text units.
+    Each selection has its own folder under output/veritrail/ (index-audit for the default)."""
     if community and (all_reports or reports is not None):
         raise UsageError("give --community, or --reports/--all, not both")
     chosen = list(dict.fromkeys(community)) if community else None
-    target = graphrag_index_target(root, reports=None if all_reports else (reports or 10), communities=chosen)
+    selection = None if all_reports else (reports or DEFAULT_REPORTS)
+    target = elsewhere(graphrag_index_target(root, reports=selection, communities=chosen), out)
     run_command(target, None, flags)
 
 
@@ -157,6 +172,7 @@ def query(
     community_level: Annotated[int, typer.Option(help="As `graphrag query --community-level`.")] = 2,
     response_type: Annotated[str, typer.Option(help="As `graphrag query --response-type`.")] = "Multiple Paragraphs",
     run_audit_after: Annotated[bool, typer.Option("--audit/--no-audit", help="Audit the run once saved.")] = True,
+    out: OutDir = None,
     *,
     flags: AuditFlags,
 ) -> None:
@@ -181,7 +197,7 @@ def query(
     if not run_audit_after:
         return
     try:
-        target = graphrag_query_target(root, SourceOptions(query_run=run.run_id))
+        target = elsewhere(graphrag_query_target(root, SourceOptions(query_run=run.run_id)), out)
     except AdapterError as exc:
         print_notes([f"nothing to audit: {exc}"])
         return

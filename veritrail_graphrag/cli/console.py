@@ -73,15 +73,18 @@ def claims_table(
     )
     listed = _listed(report.results, limit)
     left_out = len(report.results) - len(listed)
+    captions = [f"{left_out} more claims (the flagged are listed first) are in {rest_in}."] if left_out else []
+    if stage_of is not None:
+        captions.append("Evidence: per iteration, toward the source (<-), stage(nodes that gave evidence).")
     table = Table(
         title=f"{report.summary.claims} claims, terminal {shown}",
-        caption=f"{left_out} more claims (the flagged are listed first) are in {rest_in}" if left_out else None,
+        caption=" ".join(captions) or None,
         expand=False,
     )
     table.add_column("claim", overflow="fold", min_width=30, max_width=width)
     table.add_column("verdict", max_width=12)
     table.add_column("error stage", max_width=6)
-    trail = "evidence: stage(nodes) per step" if stage_of else "evidence trail (nodes per iteration)"
+    trail = "evidence" if stage_of else "evidence trail (nodes per iteration)"
     table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
     for result in listed:
         table.add_row(
@@ -156,12 +159,15 @@ def _verb(count: int, one: str, many: str) -> str:
 def print_audit(
     report: AuditReport, stage_of: Callable[[str], int], report_path: Path, markdown_path: Path | None
 ) -> None:
-    """The table, the counts, model usage, citation accuracy, claims not verified, where the report is."""
-    rest_in = markdown_path.with_suffix(".html") if markdown_path else report_path
-    stdout.print(claims_table(report, stage_of, rest_in=str(rest_in)))
+    """The table, the counts, model usage, citation accuracy, claims not verified, then the files
+    written, report.html first: the last lines on screen say where to look."""
+    html = markdown_path.with_suffix(".html") if markdown_path else None
+    stdout.print(claims_table(report, stage_of, rest_in=str(html or report_path)))
     counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
     stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
-    stdout.print(f"{counts}." + (f" Error stages: {stages}." if stages else ""), highlight=False)
+    flagged = report.summary.verdicts.get(Verdict.NOT_FULLY_SUPPORTED.value, 0)
+    several = " (a claim can name several stages)" if sum(report.summary.error_stages.values()) > flagged else ""
+    stdout.print(f"{counts}." + (f" Error stages: {stages}{several}." if stages else ""), highlight=False)
     if report.usage is not None:
         total = report.usage.total
         cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
@@ -190,13 +196,17 @@ def print_audit(
             highlight=False,
             soft_wrap=True,
         )
-    written = f"{report_path}" + (f" and {markdown_path}" if markdown_path else "")
-    stdout.print(f"Report: {written}", highlight=False, soft_wrap=True, markup=False)
     if report.failed:
         stderr.print(
             f"{len(report.failed)} claim(s) could not be verified; re-run the same command to retry only those.",
             highlight=False,
         )
+    if html is None:
+        stdout.print(f"Report: {report_path}", highlight=False, soft_wrap=True, markup=False)
+        return
+    stdout.print(f"Open {html} in a browser (one file, no network).", highlight=False, soft_wrap=True, markup=False)
+    others = ", ".join(p.name for p in (markdown_path, report_path)) + ", claims.parquet, evidence.parquet"
+    stdout.print(f"Also written: {others} in {report_path.parent}", highlight=False, soft_wrap=True, markup=False)
 
 
 def print_dry_run(estimate: DryRun, model: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from veritrail_graphrag.adapters.graphrag.layout import INDEX_AUDIT
 from veritrail_graphrag.errors import VeriTrailError
 from veritrail_graphrag.llm.usage import Usage
 from veritrail_graphrag.models import Verdict
@@ -119,7 +120,7 @@ def load_audit(path: Path, label: str | None = None) -> Audit:
         calls=usage.calls,
         cached_calls=usage.cached_calls,
         cost_usd=usage.cost_usd,
-        index_audit=report_path.parent.name == "index-audit",
+        index_audit=report_path.parent.name.startswith(INDEX_AUDIT),
     )
 
 
@@ -130,7 +131,7 @@ def _default_label(report: Path) -> str:
         above = parts[: parts.index("veritrail")]
         above = above[:-1] if above and above[-1] == "output" else above
         if above:
-            return above[-1] + ("" if report.parent.name == "index-audit" else f"/{report.parent.name}")
+            return above[-1] + ("" if report.parent.name == INDEX_AUDIT else f"/{report.parent.name}")
     return report.parent.name
 
 

@@ -312,12 +312,6 @@ class _Trail:
     def _finish(self, iterations: list[Iteration], verdict: Verdict, reason: StopReason) -> ClaimResult:
         latest = iterations[-1]
         reasoning, score = latest.reasoning, latest.score
-        if verdict is not latest.verdict:
-            reasoning = (
-                f"The last interim verdict was {latest.verdict.value}, but no root node yielded evidence "
-                "(the source was never reached), so the claim is not traced to the source."
-            )
-            score = 0.0 if latest.score is not None else None
         stages, note = error_stages(
             verdict,
             iterations,
@@ -325,6 +319,18 @@ class _Trail:
             self.dag.stage,
             self.dag.is_root,
         )
+        if verdict is not latest.verdict:
+            # The interim verdicts found support, but only in intermediate outputs: said in full, so
+            # that "Fully Supported, Fully Supported" then Not Fully Supported does not read as a
+            # contradiction.
+            found_in = ", ".join(str(s) for s in stages or []) or "intermediate"
+            reasoning = (
+                f"The interim verdicts ({', '.join(it.verdict.value for it in iterations)}) found support only in "
+                f"intermediate outputs (stage {found_in}); the texts those were made from held none, so the "
+                "source was never reached: the claim is not traced to the source, and its error is placed at "
+                "the stage(s) nearest the source where support was found."
+            )
+            score = 0.0 if latest.score is not None else None
         return ClaimResult(
             claim=self.claim,
             terminal=self.terminal,

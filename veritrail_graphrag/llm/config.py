@@ -263,8 +263,7 @@ def resolve_llm_config(
             "veritrail.toml, or run on a GraphRAG project whose settings.yaml names its completion model"
         )
     if merged.get("cache_path") is None:
-        folder = Path(root) / ".veritrail" if root else Path.home() / ".cache" / "veritrail"
-        merged["cache_path"] = folder / "llm_cache.sqlite"
+        merged["cache_path"] = _default_cache_folder(root) / "llm_cache.sqlite"
     try:
         return LLMConfig.model_validate({**merged, "prices": prices, "sources": sources})
     except ValidationError as exc:
@@ -274,3 +273,13 @@ def resolve_llm_config(
             f"LLM setting {name!r} from {sources.get(name, 'default')}: {problem['msg']}"
             + (f" (got {problem.get('input')!r})" if name != "api_key" else "")
         ) from None
+
+
+def _default_cache_folder(root: str | Path | None) -> Path:
+    """ROOT/.veritrail, the project's own; the user's cache when there is no project or it cannot
+    be written to (a read-only run audited with --out elsewhere)."""
+    if root is not None:
+        folder = Path(root) / ".veritrail"
+        if os.access(folder if folder.exists() else Path(root), os.W_OK):
+            return folder
+    return Path.home() / ".cache" / "veritrail"

@@ -202,6 +202,20 @@ def veritrail_dir(path: str | Path) -> Path:
     return output / "veritrail"
 
 
+DEFAULT_REPORTS = 10
+INDEX_AUDIT = "index-audit"
+
+
+def index_audit_folder(reports: int | None, communities: list[int] | None) -> str:
+    """Each selection of reports its own folder, so that one audit never replaces another's:
+    `index-audit` for the default (the 10 highest-ranked), else named after the selection."""
+    if communities:
+        return f"{INDEX_AUDIT}-communities-" + "-".join(map(str, sorted(set(communities))))
+    if reports is None:
+        return f"{INDEX_AUDIT}-all"
+    return INDEX_AUDIT if reports == DEFAULT_REPORTS else f"{INDEX_AUDIT}-top-{reports}"
+
+
 def answer_dir(path: str | Path, stem: str, answer: str) -> Path:
     """Where the reports about an answer file go: named after the file and a hash of its text."""
     digest = hashlib.sha256(answer.encode()).hexdigest()[:8]

@@ -1,0 +1,50 @@
+"""What the terminal says after an audit: the claims, the counts read right, and where the files are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import AuditedSample
+from rich.console import Console
+
+from veritrail_graphrag.cli import console
+
+
+@pytest.fixture
+def screen(monkeypatch: pytest.MonkeyPatch) -> Console:
+    recorded = Console(record=True, width=100)
+    monkeypatch.setattr(console, "stdout", recorded)
+    return recorded
+
+
+def _printed(audited: AuditedSample, screen: Console, report: object = None) -> list[str]:
+    folder = audited.folder
+    console.print_audit(report or audited.report, audited.dag.stage, folder / "report.json", folder / "report.md")
+    return screen.export_text().splitlines()
+
+
+def test_the_last_lines_name_report_html_first_then_the_other_files(
+    audited_sample: AuditedSample, screen: Console
+) -> None:
+    lines = _printed(audited_sample, screen)
+    folder = audited_sample.folder
+    assert lines[-2] == f"Open {folder / 'report.html'} in a browser (one file, no network)."
+    assert lines[-1] == f"Also written: report.md, report.json, claims.parquet, evidence.parquet in {folder}"
+    text = " ".join(" ".join(lines).split())
+    assert "Evidence: per iteration, toward the source (<-), stage(nodes that gave evidence)." in text
+    assert "several stages" not in text  # here each flagged claim names one stage
+
+
+def test_stage_counts_above_the_flagged_claims_say_why(audited_sample: AuditedSample, screen: Console) -> None:
+    report = audited_sample.report
+    flagged = report.summary.verdicts["Not Fully Supported"]
+    summary = report.summary.model_copy(update={"error_stages": {"4": flagged, "3": 1}})
+    lines = _printed(audited_sample, screen, report.model_copy(update={"summary": summary}))
+    assert f"Error stages: stage 4: {flagged}, stage 3: 1 (a claim can name several stages)." in " ".join(" ".join(lines).split())
+
+
+def test_a_report_without_markdown_names_its_one_file(audited_sample: AuditedSample, screen: Console) -> None:
+    path = Path("somewhere") / "dag.report.json"
+    console.print_audit(audited_sample.report, audited_sample.dag.stage, path, None)
+    assert screen.export_text().splitlines()[-1] == f"Report: {path}"
