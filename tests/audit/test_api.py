@@ -83,14 +83,17 @@ def test_the_coroutine_forms_run_inside_a_running_loop(tmp_path: Path) -> None:
     assert len(asyncio.run(inside()).results) == 1
 
 
-def test_audit_stays_the_function_whatever_is_imported() -> None:
+def test_audit_is_callable_whatever_is_imported_and_its_modules_import_by_name(tmp_path: Path) -> None:
     for module in pkgutil.walk_packages(veritrail_graphrag.__path__, "veritrail_graphrag."):
         if module.name != "veritrail_graphrag.__main__":  # that one runs the command
             importlib.import_module(module.name)
-    assert callable(v.audit) and v.audit.__module__ == "veritrail_graphrag.audit.api"
-    from veritrail_graphrag.audit import audit, checkpoint
+    import veritrail_graphrag.audit.checkpoint as checkpoint
+    from veritrail_graphrag.audit import audit
 
-    assert audit is v.audit and checkpoint.__name__ == "veritrail_graphrag.audit.checkpoint"
+    assert callable(v.audit) and audit.__module__ == "veritrail_graphrag.audit.api"
+    assert checkpoint.__name__ == "veritrail_graphrag.audit.checkpoint"
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    assert v.audit(root, out=tmp_path / "out").summary.claims == 7
 
 
 def test_the_python_example_audits_a_copy_of_the_sample(tmp_path: Path) -> None:
@@ -100,3 +103,21 @@ def test_the_python_example_audits_a_copy_of_the_sample(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("7 claims: ") and "- [final_answer] stage 6: " in done.stdout
     assert (root / "output" / "veritrail" / "queries" / "handwritten-1" / "report.json").is_file()
+
+
+def test_every_public_reader_and_writer_takes_a_str_path(tmp_path: Path, audited_sample: AuditedSample) -> None:
+    from veritrail_graphrag.adapters.graphrag import QueryRun, read_index
+    from veritrail_graphrag.adapters.summaries import SummaryLog, load_summary_run
+
+    dag = v.DAG.from_json(str(DAG_FILE))
+    dag.to_json(str(tmp_path / "dag.json"))
+    report = AuditReport.load(str(audited_sample.folder / "report.json"))
+    report.save(str(tmp_path / "alone.json"))
+    assert AuditReport.load(str(tmp_path / "alone.json")).summary == report.summary
+    assert len(read_index(str(SAMPLES / "graphrag-christmas-carol"))) > 100
+    run = QueryRun.load(str(SAMPLES / "graphrag-christmas-carol" / "output" / "veritrail" / "queries" / "handwritten-1"))
+    assert run.method == "global"
+    with SummaryLog(str(tmp_path / "run.jsonl")) as log:
+        log.source("c", "A text.")
+        log.summary("s", "Its summary.", inputs=["c"])
+    assert load_summary_run(str(tmp_path / "run.jsonl")).terminal == "s"

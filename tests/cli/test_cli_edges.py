@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,8 +39,13 @@ def test_concurrency_comes_from_llm_settings_unless_given(monkeypatch: pytest.Mo
     assert config.concurrency == 4
     _, config = AuditFlags(verifier="llm", concurrency=9).setup(None)
     assert config.concurrency == 9
+    monkeypatch.delenv("VERITRAIL_CONCURRENCY")
+    _, config = AuditFlags(verifier="llm").setup(None)
+    assert config.concurrency == 16  # calls to wait for: many in flight
     _, config = AuditFlags(verifier="lexical").setup(None)
-    assert config == TrailConfig()
+    assert config == TrailConfig(concurrency=1)  # nothing to wait for: each claim saved as it ends
+    _, config = AuditFlags(verifier="lexical", concurrency=8).setup(None)
+    assert config.concurrency == 8
 
 
 def test_llm_flags_with_the_lexical_verifier_are_refused() -> None:
@@ -143,3 +150,20 @@ def test_a_torn_last_line_of_a_summary_log_is_a_warning_line(tmp_path: Path) -> 
     [line] = [line for line in result.output.splitlines() if "incomplete last line" in line]
     assert line.startswith(f"warning: {log}, line ")
     assert "TornLineWarning" not in result.output
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_code_130() -> None:
+    code = (
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "def interrupted(name, *args, **kwargs):\n"
+        "    if name == 'veritrail_graphrag.cli':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = interrupted\n"
+        "from veritrail_graphrag.__main__ import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, "audit", "x"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr == "interrupted while starting: nothing was done\n" and not done.stdout

@@ -115,7 +115,10 @@ class AuditOptions(VerifierOptions):
 
     q: int = Field(1, ge=1, description="Consecutive Not Fully Supported verdicts that end a claim.")
     concurrency: int | None = Field(
-        None, ge=1, description=f"Verifier calls in flight at once (default: LLM settings, else {DEFAULT_CONCURRENCY})."
+        None,
+        ge=1,
+        description=f"Verifier calls in flight at once (default: LLM settings, else {DEFAULT_CONCURRENCY}; "
+        "an offline verifier: 1).",
     )
     resume: bool = Field(True, description="Reuse claims finished by an interrupted run with the same inputs.")
     full_trail: bool = Field(
@@ -126,9 +129,14 @@ class AuditOptions(VerifierOptions):
     )
 
     def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[PreparedVerifier, TrailConfig]:
-        """The verifier, prepared once (its settings read), and the traversal settings;
-        concurrency defaults to what the verifier's settings ask for, else 16."""
+        """The verifier, prepared once (its settings read), and the traversal settings.
+
+        Concurrency defaults to what the verifier's settings ask for, else 16 calls in flight for a
+        verifier that calls a model. One that calls none has nothing to wait for: its claims run
+        one at a time, so each is in the checkpoint as soon as it is done (run side by side, they
+        would all finish near the end, and a Ctrl-C would lose them all)."""
         prepared = prepare_verifier(self.verifier_spec(root, self.concurrency))
-        concurrency = self.concurrency or prepared.concurrency or DEFAULT_CONCURRENCY
+        default = DEFAULT_CONCURRENCY if prepared.model_calls is not None else 1
+        concurrency = self.concurrency or prepared.concurrency or default
         config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
         return prepared, config

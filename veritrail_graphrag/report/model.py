@@ -127,10 +127,10 @@ class AuditReport(BaseModel):
         asyncio formatting a task, see `event_loop.py`, would build it)."""
         return f"AuditReport(source={self.source!r}, claims={len(self.results)}, failed={len(self.failed)})"
 
-    def save(self, path: Path) -> None:
+    def save(self, path: str | os.PathLike[str]) -> None:
         """report.json version 2 with its sentence table, atomically (`outputs.write_outputs` writes
         it with the files beside it, and the sentence texts in evidence.parquet)."""
-        write_together([(path, self.write_json)])
+        write_together([(Path(path), self.write_json)])
 
     def write_json(self, out: BinaryIO, *, html_safe: bool = False, texts_in: str | None = None) -> None:
         """Stream the version 2 JSON: one claim record at a time, then the tables they refer to.
