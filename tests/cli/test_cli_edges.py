@@ -134,7 +134,7 @@ def test_a_jsonl_claims_file_names_the_real_line(tmp_path: Path) -> None:
 def test_an_empty_claim_is_one_line(tmp_path: Path) -> None:
     result = runner.invoke(cli.app, ["verify", str(DAG), "--claim", "ok then", "--claim", " ", "--out", str(tmp_path)])
     assert result.exit_code == 2
-    assert result.output.strip() == "error: --claim number 2 is empty: give the text of the claim to verify"
+    assert result.output.strip() == "Error: --claim number 2 is empty: give the text of the claim to verify"
 
 
 def test_options_are_checked_before_the_input_is_read(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_a_torn_last_line_of_a_summary_log_is_a_warning_line(tmp_path: Path) -> 
     result = runner.invoke(cli.app, ["audit", str(log), "--dry-run"])
     assert result.exit_code == 0, result.output
     [line] = [line for line in result.output.splitlines() if "incomplete last line" in line]
-    assert line.startswith(f"warning: {log}, line ")
+    assert line.startswith(f"Warning: {log}, line ")
     assert "TornLineWarning" not in result.output
 
 

@@ -107,3 +107,15 @@ def test_errors_carry_the_file_row_and_ids_as_fields(tmp_path: Path) -> None:
     with pytest.raises(AdapterError) as adapter_info:
         file_target(log)
     assert (adapter_info.value.file, adapter_info.value.line) == (str(log), 2)
+
+
+@pytest.mark.parametrize("command", ["verify", "audit", "audit-index", "query", "eval", "compare", "check-cited"])
+def test_help_at_80_columns_shows_every_option_whole(command: str) -> None:
+    result = runner.invoke(cli.app, [command, "--help"], terminal_width=80, env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output and max(map(len, result.output.splitlines())) <= 80
+    options = typer.main.get_command(cli.app).commands[command].params  # type: ignore[attr-defined]
+    for option in options:
+        for name in option.opts if option.param_type_name == "option" else []:
+            assert name in result.output, name
+    assert "METHOD.md" not in result.output  # users have the paper, not our notes

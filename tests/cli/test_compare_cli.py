@@ -119,3 +119,20 @@ def test_a_report_the_reader_refuses_is_refused_by_compare_too(tmp_path: Path, t
     assert result.exit_code == 2, result.output
     assert str(refused.value) in result.output.replace("\n", "") and "results.0.verdict" in str(refused.value)
     assert not (tmp_path / "out").exists()  # nothing counted, nothing written
+
+
+def test_an_80_column_terminal_folds_no_word_into_letters(tmp_path: Path, two_versions: tuple[Path, Path]) -> None:
+    from rich.console import Console
+
+    from veritrail_graphrag.compare.audits import load_audit
+    from veritrail_graphrag.compare.compute import compare
+    from veritrail_graphrag.compare.render import tables
+
+    comparison = compare([load_audit(p) for p in two_versions])
+    screen = Console(width=80, record=True)
+    for table in tables(comparison, 80):
+        screen.print(table)
+    text = screen.export_text()
+    assert max(map(len, text.splitlines())) <= 80
+    words = set(text.split())
+    assert {"lexical", "verifier", "claims", "no"} <= words and "calls" in words  # whole, one per line

@@ -48,3 +48,15 @@ def test_a_report_without_markdown_names_its_one_file(audited_sample: AuditedSam
     path = Path("somewhere") / "dag.report.json"
     console.print_audit(audited_sample.report, audited_sample.dag.stage, path, None)
     assert screen.export_text().splitlines()[-1] == f"Report: {path}"
+
+
+def test_a_huge_claim_is_cut_on_screen_and_kept_whole_in_the_report(
+    audited_sample: AuditedSample, screen: Console
+) -> None:
+    report = audited_sample.report
+    huge = " ".join(["Scrooge counts his coins again"] * 1600)  # 8,000 words
+    first = report.results[0]
+    results = [first.model_copy(update={"claim": first.claim.model_copy(update={"text": huge})}), *report.results[1:]]
+    lines = _printed(audited_sample, screen, report.model_copy(update={"results": results}))
+    assert len(lines) < 80
+    assert f"(+{len(huge) - console.TEXT_LIMIT:,} characters)" in " ".join(" ".join(lines).split())

@@ -1,4 +1,4 @@
-"""The verdict-input budget at its limits (METHOD.md section 3, step 2), and terminals that cannot
+"""The verdict-input budget at its limits (the paper's section 3.1.3), and terminals that cannot
 be traced. Each case is a deviation found in review, reproduced with the scripted verifier."""
 
 from __future__ import annotations

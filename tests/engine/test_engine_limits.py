@@ -239,7 +239,7 @@ def test_one_summary_shared_by_nodes_of_one_prompt_is_given_once() -> None:
 
 
 def test_roots_do_not_count_against_the_summary_limit() -> None:
-    """Three long source chunks, each with a needed fact: all reach the verdict (METHOD.md 3.2)."""
+    """Three long source chunks, each with a needed fact: all reach the verdict (the paper's section 3.1.3)."""
     nodes = [{"id": "final", "stage": 2, "text": "Final."}]
     for i in range(3):
         text = " ".join([f"Filler sentence {j}." for j in range(99)] + [f"Fact {i} MARK."])

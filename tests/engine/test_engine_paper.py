@@ -153,7 +153,7 @@ def test_carried_root_is_not_reread_but_reaches_the_verdict() -> None:
 
 
 def test_supported_only_by_an_intermediate_node_is_not_fully_supported() -> None:
-    # METHOD.md 3.5 note: the summary supports the claim, its source never does -> NFS, stage of summary.
+    # The paper's section 3.1.4: the summary supports the claim, its source never does -> NFS, stage of summary.
     nodes = [
         {"id": "chunk", "stage": 1, "text": "Nothing relevant."},
         {"id": "summary", "stage": 2, "text": "MARK invented."},

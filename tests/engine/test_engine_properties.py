@@ -94,7 +94,7 @@ def test_traversal_properties(case: tuple[DAG, str], seed: int, q: int) -> None:
         if not it.evidence:
             assert it.verdict is Verdict.NOT_FULLY_SUPPORTED
 
-    # Verdicts and stop reasons agree with METHOD.md section 3.5.
+    # Verdicts and stop reasons agree with the paper's section 3.1.4.
     last = iterations[-1]
     if result.stop_reason is StopReason.ROOTS_REACHED:
         assert result.verdict is last.verdict
@@ -104,7 +104,7 @@ def test_traversal_properties(case: tuple[DAG, str], seed: int, q: int) -> None:
     if result.stop_reason is StopReason.NOT_SUPPORTED_LIMIT:
         assert [it.verdict for it in iterations[-q:]] == [Verdict.NOT_FULLY_SUPPORTED] * q
 
-    # Error stages (METHOD.md section 4).
+    # Error stages (the paper's section 3.2).
     if result.verdict is not Verdict.NOT_FULLY_SUPPORTED:
         assert result.error_stages == []
     else:

@@ -2,7 +2,7 @@
 
 The traversal's real cost depends on what the model selects, so we give two bounds per claim:
 the lower one reads only the terminal's inputs once (one iteration, one verdict); the upper one
-reads every node upstream of the terminal (the worst case METHOD.md section 3 allows), with one
+reads every node upstream of the terminal (the worst case the paper's section 3.1 allows), with one
 verdict per stage it crosses. The paper's GraphRAG audits read 0.3-1% of the DAG per claim, so
 real runs sit near the lower bound.
 """

@@ -15,6 +15,7 @@ from veritrail_graphrag.cli.graphrag import GRAPHRAG_COMMAND_SETTINGS, graphrag_
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,  # click's plain help: option names whole, help wrapped beside them at any width
     help="Trace the claims of a multi-step LLM pipeline's output back to its source (VeriTrail).",
 )
 app.command()(verify)

@@ -135,7 +135,7 @@ def check_cited_command(
     out: Annotated[Path | None, typer.Option(help="Report path (default: beside the answer or the index).")] = None,
     fail_on_unsupported: Annotated[bool, typer.Option(help="Exit with code 1 when any claim is flagged.")] = False,
 ) -> None:
-    """Check each claim of a cited answer: bits of evidence needed vs. observed (METHOD.md section 7)."""
+    """Check each claim of a cited answer: bits of evidence needed vs. observed in its cited spans."""
     overrides = {"base_url": base_url, "provider": provider, "api_version": api_version}
     if (spans_path is None) == (graphrag is None):
         raise UsageError("give either --spans FILE or --graphrag ROOT")

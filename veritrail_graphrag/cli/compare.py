@@ -67,8 +67,8 @@ def compare_command(
         files.append((out / chart, render_chart(comparison)))
     write_together(files)
     for warning in comparison.warnings:
-        stderr.print(f"[bold red]warning:[/bold red] {escape(warning)}", highlight=False, soft_wrap=True)
-    for table in tables(comparison):
+        stderr.print(f"[bold red]Warning:[/bold red] {escape(warning)}", highlight=False, soft_wrap=True)
+    for table in tables(comparison, stdout.width):
         stdout.print(table)
     stdout.print(f"Written: {out / 'compare.json'}, {out / 'compare.md'}" + (f", {out / CHART}" if chart else ""),
                  highlight=False, soft_wrap=True, markup=False)  # fmt: skip

@@ -50,6 +50,16 @@ def _trail_cell(result: ClaimResult, stage_of: Callable[[str], int] | None) -> s
     return " <- ".join(cells)
 
 
+TEXT_LIMIT = 300
+"""Characters of a claim shown in the terminal: an 8,000-word sentence would fill thousands of
+lines. The reports keep every text whole."""
+
+
+def cut(text: str, limit: int = TEXT_LIMIT) -> str:
+    """`text`, or its first `limit` characters and how many more there are."""
+    return text if len(text) <= limit else f"{text[:limit].rstrip()}… (+{len(text) - limit:,} characters)"
+
+
 CONSOLE_LIMIT = 30
 """Claims listed in the terminal. An index audit has thousands, which would scroll the counts and
 the report's path out of sight; report.md and report.html hold them all."""
@@ -88,7 +98,7 @@ def claims_table(
     table.add_column(trail, overflow="fold", max_width=width if stage_of is None else 18)
     for result in listed:
         table.add_row(
-            f"[dim]{escape(result.claim.id)}[/dim] {escape(result.claim.text)}",
+            f"[dim]{escape(result.claim.id)}[/dim] {escape(cut(result.claim.text))}",
             f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
             stages_text(result),
             _trail_cell(result, stage_of),
@@ -109,7 +119,7 @@ def _warning_lines(shown: Callable[..., None]) -> Callable[..., None]:
 
     def show(message: Warning | str, category: type[Warning], *where: Any) -> None:
         if issubclass(category, VeriTrailWarning):
-            stderr.print(f"[yellow]warning:[/yellow] {escape(str(message))}", highlight=False, soft_wrap=True)
+            stderr.print(f"[yellow]Warning:[/yellow] {escape(str(message))}", highlight=False, soft_wrap=True)
         else:
             shown(message, category, *where)
 
@@ -192,7 +202,7 @@ def print_audit(
         stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
     for failure in report.failed:
         stderr.print(
-            f"[red]not verified:[/red] {escape(failure.claim.id)}: {escape(failure.error)}",
+            f"[red]not verified:[/red] {escape(failure.claim.id)}: {escape(cut(failure.error))}",
             highlight=False,
             soft_wrap=True,
         )

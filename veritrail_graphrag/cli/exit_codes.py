@@ -41,8 +41,9 @@ class ExitCode(IntEnum):
 
 
 def fail(message: str, code: ExitCode = ExitCode.BAD_INPUT) -> typer.Exit:
-    """Print `error: message` on stderr; the caller raises the returned exit."""
-    stderr.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print `Error: message` on stderr, as click prints its own usage errors; the caller raises the
+    returned exit."""
+    stderr.print(f"[red]Error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=code)
 
 

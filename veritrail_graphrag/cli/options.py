@@ -45,11 +45,16 @@ class AuditCommandFlags(AuditFlags, SourceOptions):
         return SourceOptions.model_validate(self.model_dump(include=set(SourceOptions.model_fields)))
 
 
-def _option(field: FieldInfo) -> typer.models.OptionInfo:
+def _option(name: str, field: FieldInfo) -> typer.models.OptionInfo:
+    """A field as a typer option; a switch that is off by default is one flag (`--dry-run`), not a
+    pair (`--dry-run/--no-dry-run`)."""
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
     minimum = next((m.ge for m in field.metadata if isinstance(m, Ge)), None)
     metavar = extra.get("metavar")
-    return typer.Option(help=field.description, min=minimum, metavar=metavar if isinstance(metavar, str) else None)
+    names = ["--" + name.replace("_", "-")] if field.annotation is bool and field.default is False else []
+    return typer.Option(
+        *names, help=field.description, min=minimum, metavar=metavar if isinstance(metavar, str) else None
+    )
 
 
 def with_options(flags: type[BaseModel]) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
@@ -60,7 +65,7 @@ def with_options(flags: type[BaseModel]) -> Callable[[Callable[..., _R]], Callab
             name,
             inspect.Parameter.KEYWORD_ONLY,
             default=field.default,
-            annotation=Annotated[field.annotation, _option(field)],  # type: ignore[name-defined]
+            annotation=Annotated[field.annotation, _option(name, field)],  # type: ignore[name-defined]
         )
         for name, field in flags.model_fields.items()
     ]

@@ -1,1 +1,1 @@
-"""Comparing finished audits: across index versions, settings, or groups of runs (METHOD.md section 6)."""
+"""Comparing finished audits: across index versions, settings, or groups of runs (the paper's appendix H)."""

@@ -26,6 +26,8 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 
 def _cost(audit: AuditStats) -> str:
+    if not audit.calls and not audit.cached_calls:
+        return "no model calls"
     return "unknown" if audit.cost_usd is None else f"${audit.cost_usd:.4f}"
 
 
@@ -64,19 +66,40 @@ def _pair_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def tables(comparison: Comparison) -> list[Table]:
-    out = []
-    for title, (head, rows) in (
-        ("Audits: verdicts and error-stage rates (95% bootstrap intervals over claims)", _audit_rows(comparison)),
-        ("Pairs", _pair_rows(comparison)),
-    ):
+def _wide_width(head: list[str], rows: list[list[str]]) -> int:
+    """Columns wide enough for every cell on one line, and for the headers' longest words."""
+    widths = [max([len(w) for w in name.split()] + [len(row[i]) for row in rows]) for i, name in enumerate(head)]
+    return sum(width + 3 for width in widths) + 1
+
+
+def _table(title: str, head: list[str], rows: list[list[str]], width: int | None) -> Table:
+    """One row per audit (or pair) when that fits `width`; else one row per figure and a column
+    per audit, so that a narrow terminal folds no word into letters."""
+    if width is not None and _wide_width(head, rows) > width:
         table = Table(title=title)
-        for i, column in enumerate(head):
-            table.add_column(column, overflow="fold", no_wrap=i == 0)
+        table.add_column(head[0], no_wrap=True)
         for row in rows:
-            table.add_row(*row)
-        out.append(table)
-    return out
+            table.add_column(row[0], overflow="fold")
+        for i, name in enumerate(head[1:], start=1):
+            table.add_row(name, *(row[i] for row in rows))
+        return table
+    table = Table(title=title)
+    for i, column in enumerate(head):
+        table.add_column(column, overflow="fold", no_wrap=i == 0)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def tables(comparison: Comparison, width: int | None = None) -> list[Table]:
+    """The audits and the pairs as tables for a terminal `width` columns wide (None: no limit)."""
+    return [
+        _table(title, head, rows, width)
+        for title, (head, rows) in (
+            ("Audits: verdicts and error-stage rates (95% bootstrap intervals over claims)", _audit_rows(comparison)),
+            ("Pairs", _pair_rows(comparison)),
+        )
+    ]
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:

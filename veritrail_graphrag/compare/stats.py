@@ -1,4 +1,4 @@
-"""The statistics of comparing audits (METHOD.md section 6), as pure functions of arrays.
+"""The statistics of comparing audits (the paper's appendix H), as pure functions of arrays.
 
 A claim's error stages are a row of booleans over the stages compared (a claim may name several).
 The rate of stage s is the share of flagged claims with a named stage that name s; across several

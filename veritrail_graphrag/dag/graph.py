@@ -1,4 +1,4 @@
-"""A generative process as a DAG of texts (METHOD.md section 1).
+"""A generative process as a DAG of texts (the paper's section 2).
 
 Nodes are pydantic models; the structure lives in a networkx DiGraph of ids. Texts are split into
 sentences lazily, once per node, the first time the engine reads the node: a GraphRAG index has

@@ -1,4 +1,4 @@
-"""The sub-claim decomposition queue (METHOD.md section 2). Pure logic: the engine asks the
+"""The sub-claim decomposition queue (the paper's section 3.1.1). Pure logic: the engine asks the
 verifier for each part and feeds the answer back."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Error-stage localization for Not Fully Supported claims (METHOD.md section 4). Pure logic."""
+"""Error-stage localization for Not Fully Supported claims (the paper's section 3.2). Pure logic."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
 
 
 class StopReason(StrEnum):
-    """Why the traversal ended (METHOD.md section 3, step 5)."""
+    """Why the traversal ended (the paper's section 3.1.4)."""
 
     ROOTS_REACHED = "roots_reached"
     NO_CANDIDATES = "no_candidates"

@@ -1,4 +1,4 @@
-"""VeriTrail's backward traversal for one claim (METHOD.md sections 2-4, the paper's Algorithm 1).
+"""VeriTrail's backward traversal for one claim (the paper's section 3 and Algorithm 1).
 
 The engine knows the DAG and the `Verifier` interface, nothing about prompts or GraphRAG. It reads
 a node (splits it into sentences and shows them to the verifier) only when the traversal reaches
@@ -115,7 +115,7 @@ class VeriTrail:
 
 
 class _Trail:
-    """State of one claim's traversal (METHOD.md section 3)."""
+    """State of one claim's traversal (the paper's section 3.1)."""
 
     def __init__(self, engine: VeriTrail, dag: DAG, claim: Claim, terminal: str, semaphore: asyncio.Semaphore) -> None:
         self.verifier = engine.verifier

@@ -1,4 +1,4 @@
-"""The Verdict Generation input and its budget (METHOD.md section 3, step 2). Pure logic.
+"""The Verdict Generation input and its budget (the paper's section 3.1.3). Pure logic.
 
 A root that yielded evidence is shown in full, any other node by its Evidence Selection summary.
 The two parts have separate budgets, counted in sentences: summaries the paper's 200 (re-selection

@@ -1,4 +1,4 @@
-"""Build the stage 1-4 DAG of a GraphRAG index (METHOD.md section 1).
+"""Build the stage 1-4 DAG of a GraphRAG index (the paper's section 2).
 
 Stage 1 text units; 2 what one chunk's extraction said about an entity, a relationship or a
 claim; 3 an entity's or relationship's description summarized from several chunks; 4 community

@@ -89,7 +89,7 @@ def parse_record(raw: dict[str, Any]) -> TextRecord | QuestionRecord | MetadataR
 
 
 def derive_stage(input_stages: Sequence[int], given: int | None) -> int:
-    """METHOD.md section 1: sources are stage 1, a summary is 1 + its largest input stage.
+    """The paper's section 2: sources are stage 1, a summary is 1 + its largest input stage.
 
     A given stage may be lower than that (an input used as context at the same level, as in
     BooookScore's merges) but never below an input's stage; ValueError names the bound.

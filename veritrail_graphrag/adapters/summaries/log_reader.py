@@ -118,7 +118,7 @@ def read_header(path: Path, scan: LogScan) -> LogHeader:
 def read_summary_log(path: str | Path) -> DAG:
     """Read a log into a DAG: sources are `chunk` nodes, the final summary is `final_summary`.
 
-    Stages follow METHOD.md section 1 unless a record gives one. `dag.metadata` holds the header's
+    Stages follow the paper's section 2 unless a record gives one. `dag.metadata` holds the header's
     metadata (merged with later metadata records) under `run`, and the `question` when logged.
     """
     path = Path(path)

@@ -1,6 +1,6 @@
 """Rule-based claim decomposition for the offline verifier.
 
-Sub-claims only steer Evidence Selection (METHOD.md section 2): a sentence that supports one part
+Sub-claims only steer Evidence Selection (the paper's section 3.1.1): a sentence that supports one part
 of a compound claim shares too few words with the whole claim to be picked, but enough with the
 part. So the rules aim at the splits that are safe without a parser (semicolons, clauses with
 their own verbs, verb phrases sharing a subject, short lists under one predicate) and give up,

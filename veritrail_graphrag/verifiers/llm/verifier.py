@@ -1,7 +1,7 @@
 """The LLM verifier: the `Verifier` protocol (and claim extraction) through any OpenAI-compatible model.
 
 It knows prompts and models and nothing about traversal. With `samples=k, min_agreement=t`
-(METHOD.md section 5) Evidence Selection and Verdict Generation are each asked k times at the
+(the paper's appendix E.3) Evidence Selection and Verdict Generation are each asked k times at the
 sampling temperature: a sentence counts when at least t samples select it, a verdict passes when
 at least t samples agree (no verdict or a tie: Inconclusive), and the score is the share of
 Fully Supported samples.
