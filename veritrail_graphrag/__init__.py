@@ -37,7 +37,32 @@ _LAZY = {
     "audit": "veritrail_graphrag",  # the subpackage itself, which is callable
 }
 
-__all__ = sorted(_LAZY)
+__all__ = [
+    "DAG",
+    "AdapterError",
+    "AuditReport",
+    "CitedCheckReport",
+    "Claim",
+    "ClaimResult",
+    "ClaimsError",
+    "DagError",
+    "Iteration",
+    "Node",
+    "StopReason",
+    "TrailConfig",
+    "Verdict",
+    "VeriTrail",
+    "VeriTrailError",
+    "VerifierError",
+    "aaudit",
+    "aaudit_index",
+    "adetect_hallucination",
+    "audit",
+    "audit_index",
+    "averify",
+    "detect_hallucination",
+    "verify",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
 from veritrail_graphrag import Verdict
-from veritrail_graphrag.audit.options import SourceOptions
 from veritrail_graphrag.adapters.summaries import SummaryLog
+from veritrail_graphrag.audit.options import SourceOptions
 from veritrail_graphrag.audit.targets import graphrag_query_target
 from veritrail_graphrag.report.model import AuditReport
 
