@@ -152,14 +152,18 @@ def test_carried_root_is_not_reread_but_reaches_the_verdict() -> None:
     assert verifier.nodes_read().count("r") == 1
 
 
-def test_supported_only_by_an_intermediate_node_is_not_fully_supported() -> None:
-    # The paper's section 3.1.4: the summary supports the claim, its source never does -> NFS, stage of summary.
+def _invented_in_the_summary(*edges: tuple[str, str]) -> DAG:
     nodes = [
         {"id": "chunk", "stage": 1, "text": "Nothing relevant."},
         {"id": "summary", "stage": 2, "text": "MARK invented."},
         {"id": "final", "stage": 3, "text": "Final."},
     ]
-    dag = DAG.from_records(nodes, [("chunk", "summary"), ("summary", "final")])
+    return DAG.from_records(nodes, [("chunk", "summary"), ("summary", "final"), *edges])
+
+
+def test_supported_only_by_an_intermediate_node_is_not_fully_supported() -> None:
+    # The paper's section 3.1.4: the summary supports the claim, its source never does -> NFS, stage of summary.
+    dag = _invented_in_the_summary()
     result = VeriTrail(ScriptedVerifier("MARK"), TrailConfig(q=3)).verify(dag, Claim(id="c", text="MARK"))
     assert result.interim_verdicts == [FS, NFS]
     assert result.verdict is NFS
@@ -170,12 +174,7 @@ def test_supported_only_by_an_intermediate_node_is_not_fully_supported() -> None
 def test_support_found_only_above_the_source_says_why_the_verdict_turns() -> None:
     # The chunk feeds the summary and the final answer: read in the first iteration without
     # evidence, it leaves nothing to check after the summary's Fully Supported.
-    nodes = [
-        {"id": "chunk", "stage": 1, "text": "Nothing relevant."},
-        {"id": "summary", "stage": 2, "text": "MARK invented."},
-        {"id": "final", "stage": 3, "text": "Final."},
-    ]
-    dag = DAG.from_records(nodes, [("chunk", "summary"), ("summary", "final"), ("chunk", "final")])
+    dag = _invented_in_the_summary(("chunk", "final"))
     result = VeriTrail(ScriptedVerifier("MARK"), TrailConfig(q=3)).verify(dag, Claim(id="c", text="MARK"))
     assert result.interim_verdicts == [FS] and result.verdict is NFS
     assert result.stop_reason is StopReason.NO_CANDIDATES and result.error_stages == [2]

@@ -44,6 +44,15 @@ class Search:
     """Run once before a recorder listens (e.g. to hear what no callback reports)."""
 
 
+def streaming(function: str, dropped: tuple[str, ...] = ()) -> Stream:
+    """`graphrag.api.<function>` called as `graphrag query` calls it: the options it takes."""
+
+    def stream(api: ModuleType, common: dict[str, Any], options: dict[str, Any]) -> AsyncIterator[str]:
+        return getattr(api, function)(**common, **{k: v for k, v in options.items() if k not in dropped})
+
+    return stream
+
+
 def records_of(context: Any) -> Records:
     """GraphRAG's context records (dataset -> DataFrame) as plain JSON values; NaN becomes None."""
     if not isinstance(context, dict):

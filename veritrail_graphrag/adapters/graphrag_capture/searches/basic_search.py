@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from veritrail_graphrag.adapters.graphrag_capture.searches.base import Search
+from veritrail_graphrag.adapters.graphrag_capture.searches.base import Search, streaming
 from veritrail_graphrag.adapters.graphrag_capture.searches.local_search import context_window
 
 if TYPE_CHECKING:
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
-
-_DROPPED = {"dynamic_community_selection", "community_level"}
 
 
 def _heard(recorder: QueryRecorder) -> bool:
@@ -23,8 +19,10 @@ def _heard(recorder: QueryRecorder) -> bool:
     return (set(last) if isinstance(last, dict) else set()) <= {"sources"}
 
 
-def _stream(api: ModuleType, common: dict[str, Any], options: dict[str, Any]) -> AsyncIterator[str]:
-    return api.basic_search_streaming(**common, **{k: v for k, v in options.items() if k not in _DROPPED})
-
-
-SEARCH = Search(name="basic", tables=("text_units",), stream=_stream, heard=_heard, record=context_window)
+SEARCH = Search(
+    name="basic",
+    tables=("text_units",),
+    stream=streaming("basic_search_streaming", ("dynamic_community_selection", "community_level")),
+    heard=_heard,
+    record=context_window,
+)

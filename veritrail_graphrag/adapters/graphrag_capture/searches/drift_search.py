@@ -9,14 +9,18 @@ one GraphRAG method that receives them.
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from veritrail_graphrag.adapters.graphrag import DriftAction, DriftRun
-from veritrail_graphrag.adapters.graphrag_capture.searches.base import Recorded, Search, one_search, records_of
+from veritrail_graphrag.adapters.graphrag_capture.searches.base import (
+    Recorded,
+    Search,
+    one_search,
+    records_of,
+    streaming,
+)
 from veritrail_graphrag.errors import AdapterError
 
 if TYPE_CHECKING:
@@ -105,15 +109,10 @@ def _record(recorder: QueryRecorder) -> Recorded:
     return Recorded({"drift": run}, note)
 
 
-def _stream(api: ModuleType, common: dict[str, Any], options: dict[str, Any]) -> AsyncIterator[str]:
-    options = {k: v for k, v in options.items() if k != "dynamic_community_selection"}
-    return api.drift_search_streaming(**common, **options)
-
-
 SEARCH = Search(
     name="drift",
     tables=("entities", "communities", "community_reports", "text_units", "relationships"),
-    stream=_stream,
+    stream=streaming("drift_search_streaming", ("dynamic_community_selection",)),
     heard=lambda recorder: bool(recorder.action_graphs),
     record=_record,
     prepare=watch_primers,

@@ -7,14 +7,12 @@ tokens. Batch `i` is the map call GraphRAG shows reduce as "Analyst i+1".
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from veritrail_graphrag.adapters.graphrag import MapAnswer, MapBatch
 from veritrail_graphrag.adapters.graphrag_capture.batches import batch_report_ids
 from veritrail_graphrag.adapters.graphrag_capture.reduce_budget import points_over_budget
-from veritrail_graphrag.adapters.graphrag_capture.searches.base import Recorded, Search, one_search
+from veritrail_graphrag.adapters.graphrag_capture.searches.base import Recorded, Search, one_search, streaming
 from veritrail_graphrag.errors import AdapterError
 
 if TYPE_CHECKING:
@@ -72,14 +70,10 @@ def _record(recorder: QueryRecorder) -> Recorded:
     return Recorded({"batches": found, "not_in_reduce": left_out}, note)
 
 
-def _stream(api: ModuleType, common: dict[str, Any], options: dict[str, Any]) -> AsyncIterator[str]:
-    return api.global_search_streaming(**common, **options)
-
-
 SEARCH = Search(
     name="global",
     tables=("entities", "communities", "community_reports"),
-    stream=_stream,
+    stream=streaming("global_search_streaming"),
     heard=lambda recorder: recorder.map_starts > 0,
     record=_record,
 )

@@ -3,11 +3,15 @@ units) around the entities closest to the question, and one answer. Recorded: th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from veritrail_graphrag.adapters.graphrag_capture.searches.base import Recorded, Search, one_search, records_of
+from veritrail_graphrag.adapters.graphrag_capture.searches.base import (
+    Recorded,
+    Search,
+    one_search,
+    records_of,
+    streaming,
+)
 
 if TYPE_CHECKING:
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
@@ -19,16 +23,11 @@ def context_window(recorder: QueryRecorder) -> Recorded:
     return Recorded({"context": records_of(recorder.contexts[0])})
 
 
-def _stream(api: ModuleType, common: dict[str, Any], options: dict[str, Any]) -> AsyncIterator[str]:
-    options = {k: v for k, v in options.items() if k != "dynamic_community_selection"}
-    return api.local_search_streaming(**common, **options)
-
-
 SEARCH = Search(
     name="local",
     tables=("entities", "communities", "community_reports", "text_units", "relationships"),
     optional_tables=("covariates",),
-    stream=_stream,
+    stream=streaming("local_search_streaming", ("dynamic_community_selection",)),
     heard=lambda recorder: bool(recorder.contexts),
     record=context_window,
 )
