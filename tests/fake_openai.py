@@ -20,6 +20,11 @@ equidistributed sequence), so k samples show the distribution. `logprobs=False` 
 endpoint that ignores the parameter (`logprobs: null`), `reject_logprobs=True` one that refuses
 it with a 400.
 
+Prompt caching: with `prompt_cache=True` the usage says, as OpenAI does in
+`usage.prompt_tokens_details.cached_tokens`, how many prompt tokens an earlier request already
+held: its longest common prefix with any earlier prompt (message contents joined), at chars/4.
+Real endpoints cache in blocks (OpenAI: from 1,024 tokens, by 128), so they report less.
+
 Test modules load the `fake_openai` fixture with `pytest_plugins = ["fake_openai"]`; the module
 asks pytest not to rewrite it (PYTEST_DONT_REWRITE) because they import it before that happens.
 """
@@ -126,6 +131,10 @@ class PromptView:
     @property
     def excerpts(self) -> list[str]:
         return [body for name, body in self.blocks.items() if name.startswith("excerpt")]
+
+
+def _common_prefix(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def content_words(text: str) -> set[str]:
@@ -268,6 +277,7 @@ class FakeOpenAI:
         report_usage: bool = True,
         logprobs: bool = True,
         reject_logprobs: bool = False,
+        prompt_cache: bool = False,
     ) -> None:
         self.responder = responder
         self.latency = latency
@@ -277,6 +287,8 @@ class FakeOpenAI:
         self.report_usage = report_usage
         self.logprobs = logprobs
         self.reject_logprobs = reject_logprobs
+        self.prompt_cache = prompt_cache
+        self._prompts: list[str] = []
         self._draws: dict[str, int] = {}
         self.in_flight = 0
         self.max_in_flight = 0
@@ -328,6 +340,14 @@ class FakeOpenAI:
     def _leave(self) -> None:
         with self._lock:
             self.in_flight -= 1
+
+    def cached_tokens(self, body: dict[str, Any]) -> int:
+        """Tokens of this prompt's longest common prefix with an earlier one (chars/4); remembers it."""
+        text = "".join(str(m.get("content", "")) for m in body.get("messages", []))
+        with self._lock:
+            shared = max((_common_prefix(text, earlier) for earlier in self._prompts), default=0)
+            self._prompts.append(text)
+        return shared // 4
 
     def views(self) -> list[PromptView]:
         with self._lock:
@@ -441,6 +461,8 @@ class FakeOpenAI:
                     self._json(500, {"error": {"message": f"responder failed: {exc}"}})
                     return
                 payload = completion_body(body, text, logprobs, finish_reason)
+                if server.prompt_cache:
+                    payload["usage"]["prompt_tokens_details"] = {"cached_tokens": server.cached_tokens(body)}
                 if not server.report_usage:
                     del payload["usage"]
                 self._json(200, payload)

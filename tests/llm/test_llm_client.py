@@ -66,6 +66,26 @@ async def test_usage_is_estimated_when_the_endpoint_reports_none(fake_openai: Fa
     await llm.aclose()
 
 
+
+async def test_prompt_tokens_the_endpoint_served_from_its_cache_are_counted(fake_openai: FakeOpenAI) -> None:
+    """OpenAI, vLLM and llama.cpp say in `usage.prompt_tokens_details.cached_tokens` how much of a
+    prompt they did not compute again; an endpoint that does not say counts none."""
+    fake_openai.prompt_cache = True
+    llm = client(fake_openai)
+    other = decomposition_prompt("Acme Corp sells tools and Acme Corp sells glue")
+    await llm.complete(PROMPT, parse_decomposition)
+    await llm.complete(other, parse_decomposition)
+    first, second = llm.ledger.records
+    one, two = PROMPT.messages[1].content, other.messages[1].content
+    shared = next(i for i, (a, b) in enumerate(zip(one, two, strict=False)) if a != b)
+    assert first.cached_input_tokens == 0
+    assert second.cached_input_tokens == (len(PROMPT.messages[0].content) + shared) // 4 > 0
+    assert llm.ledger.total().cached_input_tokens == second.cached_input_tokens
+    fake_openai.prompt_cache = False
+    await llm.complete(decomposition_prompt("Acme Corp sells nails and Acme Corp sells glue"), parse_decomposition)
+    assert llm.ledger.records[-1].cached_input_tokens == 0
+    await llm.aclose()
+
 @pytest.mark.parametrize(
     "fault",
     [

@@ -58,9 +58,11 @@ class _Reply:
         estimated: bool,
         logprobs: list[TokenLogprobs] | None = None,
         truncated: bool = False,
+        cached_input_tokens: int = 0,
     ) -> None:
         self.text = text
         self.input_tokens = input_tokens
+        self.cached_input_tokens = cached_input_tokens
         self.output_tokens = output_tokens
         self.estimated = estimated
         self.logprobs = logprobs
@@ -327,6 +329,7 @@ class LLMClient:
             usage_key=usage_key,
             subject=subject,
             input_tokens=reply.input_tokens,
+            cached_input_tokens=reply.cached_input_tokens,
             output_tokens=reply.output_tokens,
             estimated=reply.estimated,
             parsed=parsed,
@@ -422,7 +425,11 @@ class LLMClient:
         truncated = bool(choices) and getattr(choices[0], "finish_reason", None) == "length"
         usage = getattr(response, "usage", None)
         if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
-            reply = _Reply(text, usage.prompt_tokens or 0, usage.completion_tokens or 0, False, logprobs, truncated)
+            details = getattr(usage, "prompt_tokens_details", None)
+            cached = getattr(details, "cached_tokens", None) or 0
+            reply = _Reply(
+                text, usage.prompt_tokens or 0, usage.completion_tokens or 0, False, logprobs, truncated, cached
+            )
         else:
             reply = _Reply(text, estimate_tokens(prompt_chars), estimate_tokens(len(text)), True, logprobs, truncated)
         self.limiter.settle(booking, reply.input_tokens + reply.output_tokens)

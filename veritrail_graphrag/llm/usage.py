@@ -1,7 +1,9 @@
 """Token and cost accounting: one record per model call (or cache hit), sums per claim and per run.
 
 Tokens come from the API's `usage` when the endpoint reports it, else from chars/4 (flagged as
-estimated: we ship no tokenizer, since tiktoken downloads its tables at run time). Cost comes
+estimated: we ship no tokenizer, since tiktoken downloads its tables at run time). Of the prompt
+tokens, those the endpoint served from its own prompt cache are counted apart when it says so
+(`usage.prompt_tokens_details.cached_tokens`: OpenAI, vLLM, llama.cpp). Cost comes
 from a small price table that users can extend in `veritrail.toml`; a model missing from it has
 an unknown cost, never a cost of zero.
 
@@ -88,6 +90,7 @@ class CallRecord(BaseModel):
     usage_key: str | None = None
     subject: str | None = Field(default=None, description="text the call was about, for late attribution")
     input_tokens: int = 0
+    cached_input_tokens: int = Field(default=0, description="prompt tokens the endpoint's prompt cache served")
     output_tokens: int = 0
     estimated: bool = False
     cached: bool = False
@@ -109,6 +112,7 @@ class Usage(BaseModel):
     repair_calls: int = 0
     resample_calls: int = 0
     input_tokens: int = 0
+    cached_input_tokens: int = Field(default=0, description="of input_tokens, those the endpoint's prompt cache served")
     output_tokens: int = 0
     estimated_tokens: bool = False
     cost_usd: float | None = 0.0
@@ -128,6 +132,7 @@ class Usage(BaseModel):
             repair_calls=self.repair_calls + int(record.retry == "repair"),
             resample_calls=self.resample_calls + int(record.retry == "resample"),
             input_tokens=self.input_tokens + record.input_tokens,
+            cached_input_tokens=self.cached_input_tokens + record.cached_input_tokens,
             output_tokens=self.output_tokens + record.output_tokens,
             estimated_tokens=self.estimated_tokens or record.estimated,
             cost_usd=cost,
@@ -164,6 +169,7 @@ class UsageLedger:
         usage_key: str | None,
         subject: str | None = None,
         input_tokens: int = 0,
+        cached_input_tokens: int = 0,
         output_tokens: int = 0,
         estimated: bool = False,
         cached: bool = False,
@@ -182,6 +188,7 @@ class UsageLedger:
             usage_key=usage_key or current_usage_key.get(),
             subject=subject,
             input_tokens=input_tokens,
+            cached_input_tokens=cached_input_tokens,
             output_tokens=output_tokens,
             estimated=estimated,
             cached=cached,
