@@ -39,13 +39,16 @@ class MarkedSentence(BaseModel):
     shared: bool = False
 
 
-def find_citations(text: str, read: GroupReader) -> tuple[str, list[str]]:
-    """The text with its citation groups removed, and the cited ids in order of first use."""
+def find_citations(
+    text: str, read: GroupReader, pattern: re.Pattern[str] = GROUP, group: str = "body"
+) -> tuple[str, list[str]]:
+    """The text with its citation groups removed, and the cited ids in order of first use.
+    `pattern` finds candidate markers (bracket groups by default) and `read` gets its `group`."""
     cites: dict[str, None] = {}
     kept: list[str] = []
     last = 0
-    for match in GROUP.finditer(text):
-        items = read(match["body"])
+    for match in pattern.finditer(text):
+        items = read(match[group])
         if items is None:
             continue
         kept.append(text[last : match.start()])
@@ -56,28 +59,31 @@ def find_citations(text: str, read: GroupReader) -> tuple[str, list[str]]:
     return cleaned, list(cites)
 
 
-def _leading(sentence: str, read: GroupReader) -> tuple[list[str], str]:
+def _leading(sentence: str, read: GroupReader, pattern: re.Pattern[str], group: str) -> tuple[list[str], str]:
     """Citation groups at the very start of a sentence, and the rest of it."""
     cites: list[str] = []
     rest = sentence.lstrip()
-    while (match := GROUP.match(rest)) and (items := read(match["body"])) is not None:
+    while (match := pattern.match(rest)) and match.end() and (items := read(match[group])) is not None:
         cites += items
         rest = rest[match.end() :].lstrip()
     return cites, rest
 
 
-def mark_sentences(text: str, read: GroupReader, *, inherit: bool = False) -> list[MarkedSentence]:
-    """Per sentence of `text` (aligned with `split_sentences`), its text and citations."""
+def mark_sentences(
+    text: str, read: GroupReader, *, inherit: bool = False, pattern: re.Pattern[str] = GROUP, group: str = "body"
+) -> list[MarkedSentence]:
+    """Per sentence of `text` (aligned with `split_sentences`), its text and citations; `pattern`
+    and `group` as for `find_citations`."""
     texts: list[str] = []
     cites: list[list[str]] = []
     paragraph_of: list[int] = []
     for number, paragraph in enumerate(split_paragraphs(text)):
         for sentence in paragraph:
-            leading, rest = _leading(sentence, read)
+            leading, rest = _leading(sentence, read, pattern, group)
             if leading and cites:
                 cites[-1] = list(dict.fromkeys(cites[-1] + leading))
                 sentence = rest
-            clean, own = find_citations(sentence, read)
+            clean, own = find_citations(sentence, read, pattern, group)
             texts.append(clean)
             cites.append(own)
             paragraph_of.append(number)

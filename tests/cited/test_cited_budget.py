@@ -16,6 +16,7 @@ from veritrail_graphrag.cited.budget import (
     claim_status,
     entropy_bits,
     kl_bits,
+    log_odds_gain,
     observed_bits,
     required_bits,
     wilson,
@@ -119,7 +120,7 @@ def test_wilson_by_hand() -> None:
         (P(0.02), P(0.60), P(0.95), Status.CONTRADICTED),
         (P(0.01), P(0.01), P(0.05), Status.NOT_ENTAILED),
         (P(0.30), P(0.05), P(0.05), Status.NOT_ENTAILED),
-        (P(0.80), P(0.05), P(0.05), Status.INSUFFICIENT_EVIDENCE_GAIN),
+        (P(0.80), P(0.05), P(0.05), Status.SHORT_OF_TARGET),
         (P(0.80), P(0.85), P(0.05), Status.NOT_ENTAILED),
         (Probability(min=0.72, max=1.0), P(0.0), P(0.0), Status.AMBIGUOUS_VERIFIER),
         (Probability(min=0.0, max=0.3), P(0.0), Probability(min=0.1, max=0.6), Status.NOT_ENTAILED),
@@ -142,3 +143,27 @@ def test_supported_implies_a_non_positive_gap() -> None:
     post, prior = Probability(min=0.96, max=0.99), Probability(min=0.0, max=0.4)
     assert claim_status(post, prior, P(0.0), RULES) is Status.SUPPORTED
     assert budget_gap(0.95, post, prior).max <= 0
+
+
+def test_log_odds_gain_by_hand_and_the_minimum_gain_rule() -> None:
+    # logit2(0.98) = log2(49) = 5.61, logit2(0.5) = 0: the evidence added 5.61 bits to the odds
+    gain = log_odds_gain(P(0.98), P(0.5))
+    assert gain.min == gain.max == pytest.approx(math.log2(49))
+    wide = log_odds_gain(Probability(min=0.96, max=0.99), Probability(min=0.1, max=0.5))
+    assert wide.min == pytest.approx(math.log2(24)) and wide.max == pytest.approx(math.log2(99) + math.log2(9))
+    post, prior = P(0.96), P(0.90)  # supported by the default rules: the gain is 1.41 bits
+    assert claim_status(post, prior, P(0.0), RULES) is Status.SUPPORTED
+    strict = Thresholds(target=0.95, min_log_odds_gain=2.0)
+    assert claim_status(post, prior, P(0.0), strict) is Status.INSUFFICIENT_EVIDENCE_GAIN
+    assert claim_status(P(0.99), P(0.10), P(0.0), strict) is Status.SUPPORTED
+
+
+def test_nats_are_bits_times_ln2() -> None:
+    gap = budget_gap(0.95, P(0.98), P(0.01))
+    nats = gap.to("nats")
+    assert nats.units == "nats" and nats.min == pytest.approx(gap.min * math.log(2))
+    assert nats.to("bits") == gap and gap.to("bits") == gap
+    # KL in nats straight from its definition
+    t, q = 0.95, 0.01
+    by_hand = t * math.log(t / q) + (1 - t) * math.log((1 - t) / (1 - q))
+    assert required_bits(t, P(q)).to("nats").min == pytest.approx(by_hand)

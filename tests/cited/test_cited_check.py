@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from cited_oracle import ANSWER, RULES, SPANS, entailment_oracle, rule, slow_for
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, PromptView
 
 from veritrail_graphrag import CitedCheckReport, adetect_hallucination, detect_hallucination
 from veritrail_graphrag.cited.budget import budget_gap, kl_bits
 from veritrail_graphrag.cited.prompts import WITHHELD
-from veritrail_graphrag.errors import EndpointError
+from veritrail_graphrag.errors import EndpointError, LLMConfigError
 from veritrail_graphrag.llm.config import LLMConfig
 
 pytest_plugins = ["fake_openai"]
@@ -49,11 +49,11 @@ async def test_every_status_on_the_hand_made_example(fake_openai: FakeOpenAI) ->
         "supported",  # S0 says it
         "contradicted",  # S1 says 15 minutes
         "not_entailed",  # cites S1, the support is in S2 (not shown in "cited" mode)
-        "not_entailed",  # S3 is a question: no evidence
+        "no_evidence_text",  # S3 is a question: no evidence, no call
         "prior_leak",  # the model believes it without its evidence: reported, not flagged
-        "insufficient_evidence_gain",  # S1 raises belief to 0.7, short of 0.95
-        "missing_citations",  # cites nothing while citations are required
-        "not_entailed",  # cites S9, which does not exist
+        "short_of_target",  # S1 raises belief to 0.7, short of 0.95
+        "missing_citations",  # cites nothing while citations are required: no call
+        "unknown_citations",  # cites S9, which does not exist: no call
     ]
     assert [d.flagged for d in report.details] == [False, True, True, True, False, True, True, True]
     assert report.flagged and report.under_budget
@@ -64,6 +64,45 @@ async def test_every_status_on_the_hand_made_example(fake_openai: FakeOpenAI) ->
     assert unknown.cites == ["S9"] and unknown.unknown_cites == ["S9"] and unknown.has_any_citations
     uncited = report.details[6]
     assert uncited.missing_citations and not uncited.has_any_citations and uncited.cites == []
+    question = report.details[3]
+    assert question.cites_without_text == ["S3"] and question.post_yes is None
+    assert s.non_evidence_removed == {"S3": ["How long do refresh tokens last?"]}
+    assert fake_openai.count == 10  # 5 claims x 2 questions; the other 3 need no call
+
+
+# Bits of the claims that are still asked, as the check computed them before the statuses above
+# were added (min, max of required, observed and budget_gap): none of them moved.
+BITS_BEFORE = {
+    0: [(6.025991, 37.583583), (6.369829, 38.924434), (-1.340851, -0.343837)],
+    1: [(6.025991, 37.583583), (0.005646, 0.655822), (6.020345, 36.927761)],
+    2: [(6.025991, 37.583583), (0.0, 0.317838), (6.011492, 37.583583)],
+    4: [(0.023485, 0.023485), (0.0, 0.0), (0.023485, 0.023485)],
+    5: [(6.025991, 37.583583), (3.773758, 27.022905), (2.252233, 10.560678)],
+}
+
+
+async def test_the_bits_of_the_scored_claims_are_unchanged(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = entailment_oracle()
+    report = await check(fake_openai, require_citations=True)
+    for idx, expected in BITS_BEFORE.items():
+        d = report.details[idx]
+        got = [(round(b.min, 6), round(b.max, 6)) for b in (d.required, d.observed, d.budget_gap)]
+        assert got == expected, idx
+
+
+async def test_nats_scale_every_amount_and_the_minimum_gain(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = entailment_oracle()
+    bits = (await check(fake_openai, max_claims=1)).details[0]
+    report = await check(fake_openai, max_claims=1, units="nats")
+    nats = report.details[0]
+    assert report.summary.units == "nats" and nats.budget_gap.units == "nats"
+    assert nats.budget_gap.min == pytest.approx(bits.budget_gap.min * math.log(2))
+    assert nats.log_odds_gain.min == pytest.approx(bits.log_odds_gain.min * math.log(2))
+    # the evidence adds at least logit(0.98) - logit(0.01) = 10.21 nats to the odds of YES
+    assert nats.log_odds_gain.min == pytest.approx(math.log(49) + math.log(99))
+    strict = await check(fake_openai, max_claims=1, units="nats", min_log_odds_gain=11.0)
+    assert strict.details[0].status.value == "insufficient_evidence_gain" and strict.details[0].flagged
+    assert (await check(fake_openai, max_claims=1, min_log_odds_gain=11.0)).details[0].status.value == "supported"
 
 
 async def test_budget_numbers_follow_the_logprobs(fake_openai: FakeOpenAI) -> None:
@@ -90,7 +129,7 @@ async def test_context_mode_all_turns_a_mis_citation_into_a_prior_leak(fake_open
     assert report.summary.context_mode == "all"
     views = [v for v in fake_openai.views() if v.claim == "Refresh tokens are stored in an HttpOnly cookie."]
     shown = sorted(sorted(name for name in v.blocks if name.startswith("span ")) for v in views)
-    assert shown == [["span S0", "span S1", "span S2", "span S3"]] * 2
+    assert shown == [["span S0", "span S1", "span S2"]] * 2  # S3, a question, is never shown
     assert sorted(v.blocks["span S1"] == WITHHELD for v in views) == [False, True]
     flagged_leak = await check(fake_openai, context_mode="all", flag_prior_leak=True)
     assert flagged_leak.details[2].flagged and flagged_leak.details[4].flagged
@@ -106,15 +145,48 @@ async def test_cited_mode_shows_only_cited_spans_and_withholds_them_for_the_prio
     assert all(r.body["temperature"] == 0 and "response_format" not in r.body for r in fake_openai.requests)
 
 
+def _common(a: str, b: str) -> str:
+    return a[: next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))]
+
+
+async def test_prompts_share_their_start_for_the_endpoints_prompt_cache(fake_openai: FakeOpenAI) -> None:
+    """Instructions, then evidence, the claim last, one data-block tag per check: a claim's prior
+    differs from its posterior only from the cited span on, and claims citing the same span share
+    their posterior up to the claim."""
+    fake_openai.responder = entailment_oracle()
+    fake_openai.prompt_cache = True
+    report = await check(fake_openai, include_prompts=True)
+    first = report.details[0].prompts
+    assert first is not None
+    shared = _common(first.posterior, first.prior)
+    assert shared.endswith('name="span S0">\n') and first.prior.endswith(
+        f"{WITHHELD}\n" + first.posterior.split(SPANS[0]["text"] + "\n", 1)[1]
+    )
+    one, other = report.details[1].prompts, report.details[5].prompts  # both cite S1 alone
+    assert one is not None and other is not None
+    assert 'name="claim">\nAccess tokens ' in _common(one.posterior, other.posterior)
+    assert report.details[2].prompts is not None and report.details[3].prompts is None  # no call, no prompt
+    usage = report.summary.usage
+    assert usage is not None and 0 < usage.cached_input_tokens < usage.input_tokens
+    # in context mode "all" the spans both questions show come first, the withheld ones last
+    fake_openai.reset()
+    await check(fake_openai, context_mode="all", max_claims=1)
+    posterior, prior = (v.user for v in fake_openai.views())
+    names = [name for name in PromptView.of(fake_openai.requests[0].body).blocks if name.startswith("span")]
+    assert names == ["span S1", "span S2", "span S0"]
+    assert len(_common(posterior, prior)) > posterior.index('name="span S0"') - 40
+
+
 async def test_calls_and_cache_hits_on_a_re_run(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.responder = entailment_oracle()
     first = await check(fake_openai, tmp_path)
-    # 8 claims x 2 questions, except the two that show no span: their prior is their posterior
-    assert fake_openai.count == 14
-    assert first.summary.usage.calls == 14 and first.summary.usage.cached_calls == 0
+    # 8 claims x 2 questions, except: the uncited one and the one citing only a question need
+    # no call, and the one citing only an unknown span S9 neither
+    assert fake_openai.count == 10
+    assert first.summary.usage.calls == 10 and first.summary.usage.cached_calls == 0
     second = await check(fake_openai, tmp_path)
-    assert fake_openai.count == 14
-    assert second.summary.usage.calls == 0 and second.summary.usage.cached_calls == 14
+    assert fake_openai.count == 10
+    assert second.summary.usage.calls == 0 and second.summary.usage.cached_calls == 10
     assert second.details == first.details
 
 
@@ -124,17 +196,31 @@ async def test_max_claims_checks_the_first_claims_only(fake_openai: FakeOpenAI) 
     assert [d.idx for d in report.details] == [0, 1, 2]
     assert report.summary.claims_in_answer == 8 and report.summary.claims_not_checked == 5
     assert fake_openai.count == 6
+    # claim 0 is supported and claims 1, 2 are flagged; the five not checked flag the report alone
+    first = await check(fake_openai, max_claims=1)
+    assert not first.details[0].flagged and first.summary.flagged_idxs == []
+    assert first.flagged and first.under_budget and first.summary.claims_not_checked == 7
 
 
 async def test_timeout_reports_the_unfinished_claims(fake_openai: FakeOpenAI) -> None:
-    fake_openai.responder = slow_for("The service is written in Go.", entailment_oracle(), fake_openai._stopping)
+    fake_openai.responder = slow_for("Access tokens are short-lived.", entailment_oracle(), fake_openai._stopping)
     report = await check(fake_openai, timeout_s=3.0)
-    slow = report.details[6]
+    slow = report.details[5]
     assert slow.status.value == "timed_out" and slow.flagged and slow.post_yes is None
     assert "timeout_s=3" in slow.note
-    assert report.summary.unverified_idxs == [6]
+    assert report.summary.unverified_idxs == [5]
     assert report.summary.claims_scored == 7
     assert statuses(report)[0] == "supported"
+
+
+async def test_a_first_claim_past_the_deadline_leaves_the_others_timed_out(fake_openai: FakeOpenAI) -> None:
+    """The first claim is asked alone (an endpoint that cannot be used then fails once, not once
+    per claim); when it alone outlasts `timeout_s`, the claims that need a call all time out."""
+    claim = "Auth validates the token issuer against JWT_ISSUER."
+    fake_openai.responder = slow_for(claim, entailment_oracle(), fake_openai._stopping)
+    report = await check(fake_openai, timeout_s=2.0)
+    assert report.summary.unverified_idxs == [0, 1, 2, 4, 5]
+    assert statuses(report)[3] == "no_evidence_text" and fake_openai.count == 2
 
 
 async def test_sampling_when_the_endpoint_gives_no_logprobs(tmp_path: Path) -> None:
@@ -249,7 +335,9 @@ async def test_offline_check_reports_citations_and_no_bits() -> None:
     assert by_claim["Auth validates the token issuer against JWT_ISSUER."].status.value == "unscored"
     mis = by_claim["Refresh tokens are stored in an HttpOnly cookie."]
     assert mis.status.value == "mis_cited" and mis.cites_without_evidence == ["S1"] and mis.flagged
-    assert by_claim["Passwords are hashed with bcrypt."].cites_without_evidence == ["S9"]
+    unknown = by_claim["Passwords are hashed with bcrypt."]
+    assert unknown.status.value == "unknown_citations" and unknown.unknown_cites == ["S9"]
+    assert by_claim["Refresh tokens last 30 days."].status.value == "no_evidence_text"
     assert by_claim["The service is written in Go."].status.value == "missing_citations"
     assert "bits need a model" in mis.note
 
@@ -258,3 +346,29 @@ def test_rules_cover_every_claim_of_the_example() -> None:
     from veritrail_graphrag.cited.claims import split_cited_claims
 
     assert [c.text for c in split_cited_claims(ANSWER)] == list(RULES)
+
+
+async def test_claims_from_a_list_or_by_line_and_a_custom_citation_pattern(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = entailment_oracle()
+    llm = config(fake_openai)
+    claims = ["Auth validates the token issuer against JWT_ISSUER. [S0]", "Access tokens are short-lived [S1]."]
+    listed = await adetect_hallucination("", SPANS, llm=llm, claim_split=claims)
+    assert [d.status.value for d in listed.details] == ["supported", "short_of_target"]
+    assert listed.summary.claim_split == "given"
+    with pytest.raises(ValueError, match="answer must be empty"):
+        await adetect_hallucination(ANSWER, SPANS, llm=llm, claim_split=claims)
+    lines = "Auth validates the token issuer against JWT_ISSUER <S0>\nAccess tokens are short-lived <S1>"
+    by_line = await adetect_hallucination(lines, SPANS, llm=llm, claim_split="lines", citation_regex=r"<(?P<id>S\d+)>")
+    assert [(d.claim, d.cites) for d in by_line.details] == [
+        ("Auth validates the token issuer against JWT_ISSUER", ["S0"]),
+        ("Access tokens are short-lived", ["S1"]),
+    ]
+    assert by_line.summary.claim_split == "lines"
+
+
+async def test_without_a_key_the_error_names_the_offline_check(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("OPENAI_API_KEY", "VERITRAIL_API_KEY", "VERITRAIL_BASE_URL", "VERITRAIL_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(LLMConfigError, match=r'no API key .*pass verifier="lexical"'):
+        await adetect_hallucination(ANSWER, SPANS)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from veritrail_graphrag.citations import find_citations
-from veritrail_graphrag.cited.claims import resolve_cite, span_ids, split_cited_claims
+from veritrail_graphrag.cited.claims import Markers, regex_markers, resolve_cite, span_ids, split_cited_claims
 from veritrail_graphrag.cited.spans import Span, load_spans, make_spans
-from veritrail_graphrag.errors import SpansError
+from veritrail_graphrag.errors import ClaimsError, SpansError, UsageError
 
 
 def test_one_citation_per_sentence_and_the_marker_removed() -> None:
@@ -106,3 +106,54 @@ def test_bad_span_files_name_the_file_and_line(tmp_path: Path) -> None:
         load_spans(empty)
     with pytest.raises(SpansError, match="no such file"):
         load_spans(tmp_path / "missing.json")
+
+
+def test_claims_by_line_for_answers_without_full_stops() -> None:
+    answer = "## Findings\nTokens expire after 15 minutes [S1]\nRefresh tokens last a day\n[S2]\n\nKeys rotate [S3]"
+    claims = split_cited_claims(answer, split="lines")
+    assert [(c.text, c.cites) for c in claims] == [
+        ("Tokens expire after 15 minutes", ["S1"]),
+        ("Refresh tokens last a day", ["S2"]),
+        ("Keys rotate", ["S3"]),
+    ]
+    # by sentences, the lines of one paragraph are one sentence: one claim citing S1 and S2
+    first = split_cited_claims(answer)[0]
+    assert (first.text, first.cites) == (
+        "Tokens expire after 15 minutes Refresh tokens last a day",
+        ["S1", "S2"],
+    )
+
+
+def test_the_callers_own_claims_keep_their_citations() -> None:
+    claims = split_cited_claims(["Tokens expire after 15 minutes [S1].", "Keys rotate monthly."])
+    assert [(c.idx, c.text, c.cites) for c in claims] == [
+        (0, "Tokens expire after 15 minutes.", ["S1"]),
+        (1, "Keys rotate monthly.", []),
+    ]
+    with pytest.raises(ClaimsError, match=r"claim\(s\) 1 of the list have no text"):
+        split_cited_claims(["Tokens expire [S1].", "[S2]"])
+
+
+def test_a_citation_regex_replaces_bracket_markers() -> None:
+    markers = regex_markers(r"\(source (?P<id>[\w, ]+)\)")
+    claims = split_cited_claims(
+        "Tokens expire after 15 minutes (source S1). Keys rotate monthly (source S2, S3). See [S4].", markers
+    )
+    assert [(c.text, c.cites) for c in claims] == [
+        ("Tokens expire after 15 minutes.", ["S1"]),
+        ("Keys rotate monthly.", ["S2", "S3"]),
+        ("See [S4].", []),
+    ]
+    assert split_cited_claims("Tokens expire. (source S1)", markers)[0].cites == ["S1"]
+
+
+@pytest.mark.parametrize(
+    ("regex", "message"), [(r"\[(S\d+)\]", "needs a group named id"), (r"\[(?P<id>S\d+", "is not a regular expression")]
+)
+def test_a_citation_regex_without_an_id_group_is_refused(regex: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        regex_markers(regex)
+
+
+def test_markers_default_to_span_ids() -> None:
+    assert split_cited_claims("A fact [S0].", Markers(read=span_ids()))[0].cites == ["S0"]

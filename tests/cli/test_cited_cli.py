@@ -90,7 +90,7 @@ def test_graphrag_answer_uses_the_cited_records_as_spans(files: Path, fake_opena
         ["entities:63", "relationships:79"],
         ["reports:999"],
     ]
-    assert [d["status"] for d in details] == ["supported", "not_entailed", "supported", "not_entailed"]
+    assert [d["status"] for d in details] == ["supported", "not_entailed", "supported", "unknown_citations"]
     assert details[3]["unknown_cites"] == ["reports:999"]
     shown = {name for v in fake_openai.views() for name in v.blocks if name.startswith("span ")}
     assert shown == {"span reports:45", "span entities:63", "span relationships:79"}
@@ -126,11 +126,11 @@ def test_bad_input_exits_2_and_names_it(files: Path, args: list[str], message: s
 
 
 def test_timed_out_claims_exit_3(files: Path, fake_openai: FakeOpenAI) -> None:
-    fake_openai.responder = slow_for("The service is written in Go.", entailment_oracle(), fake_openai._stopping)
+    fake_openai.responder = slow_for("Access tokens are short-lived.", entailment_oracle(), fake_openai._stopping)
     result = invoke("--answer", "answer.md", "--spans", "spans.json", "--timeout", "2")
     assert result.exit_code == 3, result.output
     assert "1 claim(s) timed out or failed" in result.output
-    assert json.loads((files / "answer.check-cited.json").read_text())["summary"]["unverified_idxs"] == [6]
+    assert json.loads((files / "answer.check-cited.json").read_text())["summary"]["unverified_idxs"] == [5]
 
 
 def test_an_unusable_endpoint_exits_4(files: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import math
 from enum import StrEnum
 from statistics import NormalDist
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 CLIP = 1e-12
 BITS = "bits"
+Units = Literal["bits", "nats"]
 
 
 class Probability(BaseModel):
@@ -55,7 +57,12 @@ class Bits(BaseModel):
 
     min: float
     max: float
-    units: str = BITS
+    units: Units = BITS
+
+    def to(self, units: Units) -> Bits:
+        """The same amount in `units` (1 bit = ln 2 nats)."""
+        scale = {(BITS, "nats"): math.log(2), ("nats", BITS): 1 / math.log(2)}.get((self.units, units), 1.0)
+        return Bits(min=self.min * scale, max=self.max * scale, units=units)
 
 
 def _clip(p: float) -> float:
@@ -77,6 +84,15 @@ def entropy_bits(p: float) -> float:
 def _logit_bits(q: float) -> float:
     q = _clip(q)
     return math.log2(q / (1.0 - q))
+
+
+def log_odds_gain(posterior: Probability, prior: Probability) -> Bits:
+    """logit2(p) - logit2(q) over both intervals: how far the evidence moved the odds of YES, in
+    bits (monotone in each probability, so the ends are corners)."""
+    return Bits(
+        min=_logit_bits(posterior.min) - _logit_bits(prior.max),
+        max=_logit_bits(posterior.max) - _logit_bits(prior.min),
+    )
 
 
 def gap_bits(target: float, p: float, q: float) -> float:
@@ -129,15 +145,19 @@ def wilson(successes: int, trials: int, confidence: float = 0.95) -> Probability
 
 
 class Status(StrEnum):
-    """What the check concluded about one claim."""
+    """What the check concluded about one claim (the README's table says when each applies)."""
 
     SUPPORTED = "supported"
     PRIOR_LEAK = "prior_leak"
+    INSUFFICIENT_EVIDENCE_GAIN = "insufficient_evidence_gain"
     CONTRADICTED = "contradicted"
     NOT_ENTAILED = "not_entailed"
     AMBIGUOUS_VERIFIER = "ambiguous_verifier"
-    INSUFFICIENT_EVIDENCE_GAIN = "insufficient_evidence_gain"
+    SHORT_OF_TARGET = "short_of_target"
     MISSING_CITATIONS = "missing_citations"
+    NO_CITATIONS = "no_citations"
+    UNKNOWN_CITATIONS = "unknown_citations"
+    NO_EVIDENCE_TEXT = "no_evidence_text"
     MIS_CITED = "mis_cited"
     UNSCORED = "unscored"
     TIMED_OUT = "timed_out"
@@ -155,6 +175,7 @@ class Thresholds(BaseModel):
     target: float = Field(default=0.95, gt=0.0, lt=1.0)
     contradiction: float = Field(default=0.5, gt=0.0, le=1.0, description="P(no) with evidence, lower bound")
     leaning: float = Field(default=0.5, gt=0.0, lt=1.0, description="P(yes) above which belief leans yes")
+    min_log_odds_gain: float = Field(default=0.0, description="bits the evidence must add to the odds of YES")
 
 
 def claim_status(posterior: Probability, prior: Probability, posterior_no: Probability, rules: Thresholds) -> Status:
@@ -162,10 +183,12 @@ def claim_status(posterior: Probability, prior: Probability, posterior_no: Proba
 
     - contradicted: with the evidence, P(no) is at least `contradiction` for certain;
     - the posterior's lower bound reaches the target: prior_leak when the prior's upper bound does
-      too (the claim did not need its evidence), else supported (belief then moved toward yes);
+      too (the claim did not need its evidence); else insufficient_evidence_gain when the odds of
+      YES grew by less than `min_log_odds_gain` bits for certain (never with the default 0, since
+      belief then moved toward yes), else supported;
     - the posterior's interval straddles the target: ambiguous_verifier;
-    - otherwise (it stays below the target): insufficient_evidence_gain when the evidence raised
-      belief for certain and it now leans yes, else not_entailed.
+    - otherwise (it stays below the target): short_of_target when the evidence raised belief for
+      certain and it now leans yes, else not_entailed.
     """
     t = rules.target
     if posterior_no.min >= rules.contradiction:
@@ -173,9 +196,11 @@ def claim_status(posterior: Probability, prior: Probability, posterior_no: Proba
     if posterior.min >= t:
         if prior.max >= t:
             return Status.PRIOR_LEAK
+        if log_odds_gain(posterior, prior).min < rules.min_log_odds_gain:
+            return Status.INSUFFICIENT_EVIDENCE_GAIN
         return Status.SUPPORTED
     if posterior.max >= t:
         return Status.AMBIGUOUS_VERIFIER
     if posterior.min > prior.max and posterior.min >= rules.leaning:
-        return Status.INSUFFICIENT_EVIDENCE_GAIN
+        return Status.SHORT_OF_TARGET
     return Status.NOT_ENTAILED

@@ -5,6 +5,11 @@ UNSURE, so that the first answer token's log-probabilities are the model's belie
 the same question with the cited spans' text replaced by a placeholder: the span ids stay, so the
 two prompts differ only in the evidence. Spans go to the model in data blocks, like every text
 that did not come from us (`veritrail_graphrag.llm.request`).
+
+The two prompts of a claim share their longest possible start, for endpoints that cache prompt
+prefixes (OpenAI, vLLM, llama.cpp): the instructions, then the spans both show (uncited spans in
+context mode "all"), then the cited spans, and the claim last; and every prompt of one check
+carries the same data-block tag (`seal`), so claims citing the same spans share their evidence.
 """
 
 from __future__ import annotations
@@ -39,13 +44,16 @@ ENTAILMENT_REPAIR = (
 )
 
 
-def entailment_prompt(claim: str, spans: Sequence[Span], withheld: frozenset[str] = frozenset()) -> Prompt:
-    """Ask whether `spans` entail `claim`; spans whose id is in `withheld` show the placeholder."""
-    blocks = DataBlocks()
+def entailment_prompt(
+    claim: str, spans: Sequence[Span], cited: frozenset[str], *, prior: bool, seal: str | None = None
+) -> Prompt:
+    """Ask whether `spans` entail `claim`. Spans in `cited` come after the others and, in the
+    `prior` prompt, show the placeholder instead of their text."""
+    blocks = DataBlocks(seal)
     if spans:
         blocks.text("The evidence spans:")
-        for span in spans:
-            blocks.block(f"span {span.sid}", WITHHELD if span.sid in withheld else span.text)
+        for span in sorted(spans, key=lambda s: s.sid in cited):
+            blocks.block(f"span {span.sid}", WITHHELD if prior and span.sid in cited else span.text)
     else:
         blocks.text("No evidence spans are given.")
     blocks.text("The claim:")

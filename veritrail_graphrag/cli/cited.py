@@ -22,6 +22,7 @@ from rich.console import Console
 from veritrail_graphrag import event_loop
 from veritrail_graphrag.citations import GroupReader
 from veritrail_graphrag.cited.check import CheckSettings, CitedCheck, llm_config, make_client
+from veritrail_graphrag.cited.claims import Markers
 from veritrail_graphrag.cited.probe import ProbeSettings
 from veritrail_graphrag.cited.report import CitedCheckReport, budget_table
 from veritrail_graphrag.cited.spans import Span, load_spans, make_spans
@@ -71,11 +72,12 @@ async def _run(
     answer: str, spans: list[Span], read: GroupReader | None, settings: CheckSettings, verifier: VerifierChoice,
     model: str | None, overrides: dict[str, str | None], root: Path | None,
 ) -> CitedCheckReport:  # fmt: skip
+    markers = Markers(read=read) if read is not None else None
     if verifier is VerifierChoice.LEXICAL:
-        return await CitedCheck(settings).run(answer, spans, read)
+        return await CitedCheck(settings).run(answer, spans, markers)
     client = make_client(llm_config(model, root, overrides))
     try:
-        return await CitedCheck(settings, client).run(answer, spans, read)
+        return await CitedCheck(settings, client).run(answer, spans, markers)
     finally:
         await client.aclose()
 

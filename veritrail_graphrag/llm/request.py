@@ -60,10 +60,16 @@ class Prompt(BaseModel):
 
 
 class DataBlocks:
-    """Collects named data blocks, then renders them under a tag derived from all their content."""
+    """Collects named data blocks, then renders them under a tag derived from all their content.
 
-    def __init__(self) -> None:
+    `seal`, when given, replaces that content as what the tag is derived from: a digest of every
+    foreign text that any prompt of the caller's run can hold (all of them, so that none can carry
+    the closing tag). Prompts of one run then open with the same bytes wherever their content
+    agrees, which endpoints with prompt caching reuse."""
+
+    def __init__(self, seal: str | None = None) -> None:
         self._parts: list[tuple[str, str | None, str]] = []
+        self._seal = seal
 
     def text(self, line: str) -> None:
         self._parts.append(("", None, line))
@@ -72,7 +78,8 @@ class DataBlocks:
         self._parts.append((name, kind, body.strip() or "(empty)"))
 
     def render(self) -> str:
-        digest = hashlib.sha256("\x00".join(body for _, _, body in self._parts).encode()).hexdigest()
+        material = self._seal if self._seal is not None else "\x00".join(body for _, _, body in self._parts)
+        digest = hashlib.sha256(material.encode()).hexdigest()
         tag = f"data-{digest[:12]}"
         lines: list[str] = []
         for name, kind, body in self._parts:
