@@ -19,7 +19,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_runs"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 GENERATED = shutil.ignore_patterns(
     "report.json", "report.md", "report.html", "claims.parquet", "evidence.parquet", ".*.partial.jsonl", ".*.lock",
-    "index-audit*", "*.veritrail",
+    "index-audit*", "*.veritrail", "check-cited.json", "*.check-cited.json",
 )  # fmt: skip
 
 
