@@ -375,7 +375,7 @@ async def test_without_a_key_the_error_names_the_offline_check(monkeypatch: pyte
 
 
 def test_the_readmes_first_example_runs_without_a_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Cited answers", 1)[1]
     example = section.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
