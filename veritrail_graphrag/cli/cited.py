@@ -12,17 +12,18 @@ cannot be written, 70 a bug, 130 interrupted.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
 
 from veritrail_graphrag import event_loop
-from veritrail_graphrag.cited.check import CheckSettings, CitedCheck, llm_config, make_client
+from veritrail_graphrag.cited.budget import Units
+from veritrail_graphrag.cited.check import CheckSettings, CitedCheck, ContextMode, llm_config, make_client
+from veritrail_graphrag.cited.claims import ClaimSplit
 from veritrail_graphrag.cited.inputs import CheckInput, graphrag_input, spans_input
-from veritrail_graphrag.cited.probe import ProbeSettings
+from veritrail_graphrag.cited.probe import ProbabilitySource, ProbeSettings
 from veritrail_graphrag.cited.report import CitedCheckReport, budget_table
 from veritrail_graphrag.cli.console import print_notes
 from veritrail_graphrag.cli.exit_codes import ExitCode, guarded
@@ -32,37 +33,14 @@ stdout = Console()
 stderr = Console(stderr=True)
 
 
-class ContextChoice(StrEnum):
-    CITED = "cited"
-    ALL = "all"
-
-
-class VerifierChoice(StrEnum):
-    LLM = "llm"
-    LEXICAL = "lexical"
-
-
-class ProbabilityChoice(StrEnum):
-    AUTO = "auto"
-    LOGPROBS = "logprobs"
-    SAMPLING = "sampling"
-
-
-class SplitChoice(StrEnum):
-    SENTENCES = "sentences"
-    LINES = "lines"
-
-
-class UnitsChoice(StrEnum):
-    BITS = "bits"
-    NATS = "nats"
+Verifier = Literal["llm", "lexical"]
 
 
 async def _run(
-    given: CheckInput, settings: CheckSettings, verifier: VerifierChoice, model: str | None,
+    given: CheckInput, settings: CheckSettings, verifier: Verifier, model: str | None,
     overrides: dict[str, str | None],
 ) -> CitedCheckReport:  # fmt: skip
-    if verifier is VerifierChoice.LEXICAL:
+    if verifier == "lexical":
         return await CitedCheck(settings).run(given.answer, given.spans, given.markers)
     try:
         client = make_client(llm_config(model, given.settings_root, overrides))
@@ -118,7 +96,7 @@ def check_cited_command(
     root: Annotated[
         Path | None,
         typer.Argument(
-            help="GraphRAG project: the records the answer cites are the spans (default answer: latest run)."
+            metavar="ROOT", help="GraphRAG project: the records the answer cites are the spans (default: latest run)."
         ),
     ] = None,
     answer: Annotated[
@@ -133,9 +111,7 @@ def check_cited_command(
     claims_path: Annotated[
         Path | None, typer.Option("--claims", help="Instead of --answer: a JSON list of claims, each with citations.")
     ] = None,
-    claim_split: Annotated[SplitChoice, typer.Option(help="Claims are the answer's sentences or lines.")] = (
-        SplitChoice.SENTENCES
-    ),
+    claim_split: Annotated[ClaimSplit, typer.Option(help="Claims are the answer's sentences or lines.")] = "sentences",
     citation_regex: Annotated[
         str | None, typer.Option(help="How a citation is written: a regex with a group named id.")
     ] = None,
@@ -150,23 +126,19 @@ def check_cited_command(
     ] = 0.95,
     max_claims: Annotated[int, typer.Option(min=1, help="Check at most this many claims; more flag the report.")] = 25,
     require_citations: Annotated[bool, typer.Option(help="Flag claims that cite nothing.")] = False,
-    context_mode: Annotated[ContextChoice, typer.Option(help="Show the cited spans, or all spans.")] = (
-        ContextChoice.CITED
-    ),
+    context_mode: Annotated[ContextMode, typer.Option(help="Show the cited spans, or all spans.")] = "cited",
     timeout_s: Annotated[
         float, typer.Option("--timeout-s", "--timeout", min=0.1, help="Seconds for the whole check.")
     ] = 60.0,
-    verifier: Annotated[VerifierChoice, typer.Option(help="llm (bits) or lexical (citations only, no model).")] = (
-        VerifierChoice.LLM
-    ),
-    probability: Annotated[ProbabilityChoice, typer.Option(help="How P(YES) is read.")] = ProbabilityChoice.AUTO,
+    verifier: Annotated[Verifier, typer.Option(help="llm (bits) or lexical (citations only, no model).")] = "llm",
+    probability: Annotated[ProbabilitySource, typer.Option(help="How P(YES) is read.")] = "auto",
     samples: Annotated[int, typer.Option(min=1, help="Most samples per question without logprobs.")] = 80,
     top_logprobs: Annotated[int, typer.Option(min=1, max=20, help="Alternatives read per answer token.")] = 10,
     flag_prior_leak: Annotated[bool, typer.Option(help="Flag claims the model believes without evidence.")] = False,
     min_log_odds_gain: Annotated[
         float, typer.Option(help="What a supported claim's evidence must add to the odds of YES (in --units).")
     ] = 0.0,
-    units: Annotated[UnitsChoice, typer.Option(help="Of the budget: bits or nats.")] = UnitsChoice.BITS,
+    units: Annotated[Units, typer.Option(help="Of the budget: bits or nats.")] = "bits",
     include_prompts: Annotated[bool, typer.Option(help="Put each claim's two prompts in the report.")] = False,
     out: Annotated[Path | None, typer.Option(help="Report path (default: beside the answer or the run).")] = None,
     fail_on_unsupported: Annotated[bool, typer.Option(help="Exit with code 1 when any claim is flagged.")] = False,
@@ -179,7 +151,7 @@ def check_cited_command(
         raise UsageError("give --answer or --claims, not both")
     llm_flags = {"--verifier-model": verifier_model} | {f"--{k.replace('_', '-')}": v for k, v in overrides.items()}
     given_flags = [flag for flag, value in llm_flags.items() if value is not None]
-    if verifier is VerifierChoice.LEXICAL and given_flags:
+    if verifier == "lexical" and given_flags:
         raise UsageError.of_flags(given_flags, "to --verifier llm only")
     if root is not None:
         if citation_regex is not None:
@@ -197,15 +169,15 @@ def check_cited_command(
         target=default_target,
         max_claims=max_claims,
         require_citations=require_citations,
-        context_mode=context_mode.value,
+        context_mode=context_mode,
         timeout_s=timeout_s,
         flag_prior_leak=flag_prior_leak,
         min_log_odds_gain=min_log_odds_gain,
-        units=units.value,
-        claim_split=claim_split.value,
+        units=units,
+        claim_split=claim_split,
         citation_regex=citation_regex,
         include_prompts=include_prompts,
-        probe=ProbeSettings(probability=probability.value, samples=samples, top_logprobs=top_logprobs),
+        probe=ProbeSettings(probability=probability, samples=samples, top_logprobs=top_logprobs),
     )
     report = event_loop.run(_run(given, settings, verifier, verifier_model, overrides))
     unverified = report.summary.unverified_idxs
