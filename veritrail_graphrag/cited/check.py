@@ -55,6 +55,7 @@ from veritrail_graphrag.errors import EndpointError, LLMConfigError, LLMError
 from veritrail_graphrag.llm.cache import SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.request import Prompt
 from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -95,8 +96,8 @@ def _seal(claims: Sequence[CitedClaim], evidence: SpanEvidence) -> str:
     return hashlib.sha256("\x00".join(texts).encode()).hexdigest()
 
 
-def _rendered(prompt_messages: Sequence[Any]) -> str:
-    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt_messages)
+def _rendered(prompt: Prompt) -> str:
+    return "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt.messages)
 
 
 async def _together(*calls: Awaitable[Belief]) -> list[Belief]:
@@ -164,7 +165,7 @@ class CitedCheck:
         t = s.target
         prompts = None
         if s.include_prompts:
-            prompts = ClaimPrompts(posterior=_rendered(shown.messages), prior=_rendered(hidden.messages))
+            prompts = ClaimPrompts(posterior=_rendered(shown), prior=_rendered(hidden))
         return self._detail(
             claim,
             context,
