@@ -292,3 +292,12 @@ def test_a_run_that_verified_nothing_keeps_the_previous_report(
     assert result.exit_code == 3, result.output
     assert "is kept as it was" in " ".join(result.output.split())
     assert (files / "answer.check-cited.json").read_text() == previous
+
+
+def test_the_table_fits_an_80_column_terminal(tmp_path: Path) -> None:
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    result = runner.invoke(cli.app, ["check-cited", str(root), "--verifier", "lexical"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    table = [line for line in result.output.splitlines() if line[:1] in "┏┃┡│└"]  # paths may run on
+    assert len(table) > 10 and max(map(len, table)) <= 80 and "…" not in result.output
+    assert "cites reports:48, reports:55" in result.output and "gap (bits)" in result.output

@@ -126,30 +126,28 @@ _STYLE = {Status.SUPPORTED: "green", Status.PRIOR_LEAK: "yellow", Status.UNSCORE
 
 
 def budget_table(report: CitedCheckReport, width: int = 60) -> Table:
+    """One row per claim, narrow enough for an 80-column terminal: what a claim cites goes under
+    its text, and P(YES) before and after the evidence share one column."""
     s = report.summary
     table = Table(
         title=f"{len(report.details)} claims, {s.flagged_claims} flagged (target {s.target}, {s.backend})",
         expand=False,
     )
     table.add_column("#", justify="right")
-    table.add_column("claim", overflow="fold", min_width=24, max_width=width)
-    table.add_column("cites", overflow="fold", max_width=12)
-    table.add_column("status", max_width=26, overflow="fold")
-    table.add_column("P(yes) prior", justify="right")
-    table.add_column("P(yes) post", justify="right")
+    table.add_column("claim (cites)", overflow="fold", min_width=20, max_width=width)
+    table.add_column("status", max_width=18, overflow="fold")
+    table.add_column("P(yes)", no_wrap=True)
     table.add_column(f"gap ({s.units})", justify="right")
     for d in report.details:
         style = "red" if d.flagged else _STYLE.get(d.status, "green")
-        cites = ", ".join(d.cites) or "-"
+        cites = ", ".join(d.cites) or "nothing"
         if d.unknown_cites:
             cites += f" (unknown: {', '.join(d.unknown_cites)})"
         table.add_row(
             str(d.idx),
-            escape(d.claim),
-            escape(cites),
+            f"{escape(d.claim)}\n[dim]cites {escape(cites)}[/dim]",
             f"[{style}]{d.status.value}[/]",
-            _range(d.prior_yes),
-            _range(d.post_yes),
+            f"prior {_range(d.prior_yes)}\npost {_range(d.post_yes)}",
             _range(d.budget_gap, 1),
         )
     return table
