@@ -14,7 +14,7 @@ import veritrail_graphrag.cli as cli
 from veritrail_graphrag import Verdict
 from veritrail_graphrag.adapters.summaries import SummaryLog
 from veritrail_graphrag.audit.options import SourceOptions
-from veritrail_graphrag.audit.targets import graphrag_query_target
+from veritrail_graphrag.audit.targets import graphrag_index_target, graphrag_query_target
 from veritrail_graphrag.report.model import AuditReport
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
@@ -213,12 +213,15 @@ def test_out_puts_every_file_of_an_audit_elsewhere_and_leaves_the_run_untouched(
 
 
 def test_each_index_selection_has_its_own_folder(project: Path) -> None:
-    for args in (["--community", "45"], ["--reports", "2"], ["--community", "48", "--community", "45"], []):
+    for args in (["--community", "45"], ["--community", "48", "--community", "45"]):
         result = runner.invoke(cli.app, ["audit-index", str(project), *args])
         assert result.exit_code == 0, result.output
     folders = {p.name: _report(p)["terminals"] for p in (project / "output" / "veritrail").glob("index-audit*")}
-    assert set(folders) == {
-        "index-audit-communities-45", "index-audit-top-2", "index-audit-communities-45-48", "index-audit",
-    }  # fmt: skip
-    assert folders["index-audit-communities-45-48"] == ["report:48", "report:45"]
-    assert len(folders["index-audit-top-2"]) == 2 and len(folders["index-audit"]) == 10
+    assert folders == {  # the second audit replaced nothing of the first
+        "index-audit-communities-45": ["report:45"],
+        "index-audit-communities-45-48": ["report:48", "report:45"],
+    }
+    default = graphrag_index_target(project)  # the 10 highest-ranked: the folder the docs name
+    assert default.out_dir.name == "index-audit" and len(default.terminals) == 10
+    assert graphrag_index_target(project, reports=20).out_dir.name == "index-audit-top-20"
+    assert graphrag_index_target(project, reports=None).out_dir.name == "index-audit-all"
