@@ -86,13 +86,27 @@ class EvidenceSelection(BaseModel):
     summary: str = ""
 
 
+class SupportGap(BaseModel):
+    """Words of a claim that its evidence does not support, as characters of the claim text, and
+    why: what a reviewer reads first instead of re-reading the sources."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    why: str = ""
+
+
 class VerdictResult(BaseModel):
     """A verdict with its reasoning; `score` (0-1, belief that the claim is supported) when the
-    verifier can give one, for AUROC and confidence."""
+    verifier can give one, for AUROC and confidence; `gaps`, when the verifier can name them, the
+    claim's words without support."""
 
     verdict: Verdict
     reasoning: str = ""
     score: float | None = Field(default=None, ge=0.0, le=1.0)
+    gaps: list[SupportGap] = Field(default_factory=list)
 
 
 class TrailConfig(BaseModel):

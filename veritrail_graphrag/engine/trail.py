@@ -7,7 +7,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field, computed_field
 
 from veritrail_graphrag.citations import ClaimCitations
-from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
+from veritrail_graphrag.models import Claim, Excerpt, Sentence, SupportGap, Verdict
 
 
 class StopReason(StrEnum):
@@ -50,6 +50,7 @@ class Iteration(BaseModel):
     verdict: Verdict
     reasoning: str = ""
     score: float | None = None
+    gaps: list[SupportGap] = Field(default_factory=list, description="the claim's words without support, if named")
 
 
 class ClaimResult(BaseModel):
@@ -64,6 +65,9 @@ class ClaimResult(BaseModel):
     error_note: str = ""
     stop_reason: StopReason
     iterations: list[Iteration]
+    gaps: list[SupportGap] = Field(
+        default_factory=list, description="the claim's words its evidence does not support, as the verifier named them"
+    )
     citations: ClaimCitations | None = Field(
         default=None, description="what the claim's sentence cites and whether its trail passes through it"
     )

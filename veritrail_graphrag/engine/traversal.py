@@ -26,7 +26,7 @@ from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration,
 from veritrail_graphrag.engine.verdict_input import VerdictInput
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.base import PromptLimited, Verifier
+from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, PromptLimited, Verifier
 
 _M = TypeVar("_M", bound=BaseModel)
 _T = TypeVar("_T")
@@ -188,7 +188,12 @@ class _Trail:
             if to_check and set(to_check) == set(roots_with_evidence):
                 return self._finish(iterations, iteration.verdict, StopReason.ROOTS_REACHED)
             if not to_check:
-                return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NO_CANDIDATES)
+                # Support that leads nowhere was never traced to the source; a claim the verifier
+                # could not judge stays so.
+                final = (
+                    Verdict.INCONCLUSIVE if iteration.verdict is Verdict.INCONCLUSIVE else Verdict.NOT_FULLY_SUPPORTED
+                )
+                return self._finish(iterations, final, StopReason.NO_CANDIDATES)
             if consecutive_nfs == self.config.q:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
 
@@ -213,6 +218,12 @@ class _Trail:
             for sentence in roots_with_evidence[root]:
                 evidence.add(sentence, "")
         if not evidence:
+            reasoning = f"No sentence of the {len(new)} node(s) checked was selected as evidence."
+            own = VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="", score=0.0)
+            if isinstance(self.verifier, AbstainsWithoutEvidence):
+                own = await self._call(
+                    "verdict generation", new, lambda: self.verifier.judge_without_evidence(self.claim), VerdictResult
+                )
             return Iteration(
                 index=index,
                 checked=new,
@@ -221,9 +232,10 @@ class _Trail:
                 evidence=[],
                 context=evidence.context,
                 batches=records,
-                verdict=Verdict.NOT_FULLY_SUPPORTED,
-                reasoning=f"No sentence of the {len(new)} node(s) checked was selected as evidence.",
-                score=0.0,
+                verdict=own.verdict,
+                reasoning=f"{reasoning} {own.reasoning}".strip(),
+                score=own.score,
+                gaps=own.gaps,
             )
 
         # Over budget: re-select the summaries' evidence, then show the largest subset that fits.
@@ -250,6 +262,7 @@ class _Trail:
             verdict=result.verdict,
             reasoning=result.reasoning,
             score=result.score,
+            gaps=result.gaps,
         )
 
     async def _reselect(self, evidence: Evidence, records: list[BatchRecord]) -> tuple[Evidence, int]:
@@ -311,7 +324,7 @@ class _Trail:
 
     def _finish(self, iterations: list[Iteration], verdict: Verdict, reason: StopReason) -> ClaimResult:
         latest = iterations[-1]
-        reasoning, score = latest.reasoning, latest.score
+        reasoning, score, gaps = latest.reasoning, latest.score, latest.gaps
         stages, note = error_stages(
             verdict,
             iterations,
@@ -331,12 +344,14 @@ class _Trail:
                 "the stage(s) nearest the source where support was found."
             )
             score = 0.0 if latest.score is not None else None
+            gaps = []
         return ClaimResult(
             claim=self.claim,
             terminal=self.terminal,
             verdict=verdict,
             reasoning=reasoning,
             score=score,
+            gaps=gaps,
             error_stages=stages,
             error_note=note,
             stop_reason=reason,

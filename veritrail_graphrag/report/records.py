@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
-from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
+from veritrail_graphrag.models import Claim, Excerpt, Sentence, SupportGap, Verdict
 
 ID_KEYS = ("id", "human_readable_id", "community", "title", "row")
 """Node metadata worth a reader's join: GraphRAG's own ids (and a report's community and title)."""
@@ -87,7 +87,9 @@ def nodes_from_columns(columns: Mapping[str, list[Any]]) -> dict[str, NodeInfo]:
             )
         except ValidationError as exc:
             problem = exc.errors()[0]
-            raise ValueError(f"nodes row {row} ({node_id!r}): {'.'.join(map(str, problem['loc']))}: {problem['msg']}") from None
+            raise ValueError(
+                f"nodes row {row} ({node_id!r}): {'.'.join(map(str, problem['loc']))}: {problem['msg']}"
+            ) from None
     return nodes
 
 
@@ -125,6 +127,7 @@ class IterationRecord(BaseModel):
     verdict: Verdict
     reasoning: str = ""
     score: float | None = None
+    gaps: list[SupportGap] = Field(default_factory=list)
 
 
 class ClaimRecord(BaseModel):
@@ -140,6 +143,9 @@ class ClaimRecord(BaseModel):
     nodes_read: int = 0
     texts: list[StoredText] = Field(default_factory=list, description="Evidence Selection summaries, each once")
     iterations: list[IterationRecord]
+    gaps: list[SupportGap] | None = Field(
+        default=None, description="None: the last iteration's, which they usually are"
+    )
 
     def dump(self) -> bytes:
         """Compact JSON, fields at their defaults left out (`error_stages` has no default: its None
@@ -289,9 +295,7 @@ def sentence_ref(sentence: Sentence, number: Mapping[str, int]) -> str:
     return sentence.id if row is None else f"{row}#{sentence.index}"
 
 
-def _iteration_record(
-    it: Iteration, texts: _Texts, batches: bool, number: Mapping[str, int]
-) -> IterationRecord:
+def _iteration_record(it: Iteration, texts: _Texts, batches: bool, number: Mapping[str, int]) -> IterationRecord:
     def refs(ids: list[str]) -> list[NodeRef]:
         return [number.get(n, n) for n in ids]
 
@@ -325,6 +329,7 @@ def _iteration_record(
         verdict=it.verdict,
         reasoning=it.reasoning,
         score=it.score,
+        gaps=it.gaps,
     )
 
 
@@ -348,6 +353,7 @@ def to_record(result: ClaimResult, batches: bool = True, number: Mapping[str, in
         nodes_read=result.nodes_read,
         texts=texts.items,
         iterations=iterations,
+        gaps=None if iterations and iterations[-1].gaps == result.gaps else result.gaps,
     )
 
 
@@ -387,6 +393,7 @@ def _iteration(record: IterationRecord, texts: list[str], source: TextSource) ->
         verdict=record.verdict,
         reasoning=record.reasoning,
         score=record.score,
+        gaps=record.gaps,
     )
 
 
@@ -409,6 +416,7 @@ def from_record(record: ClaimRecord, source: TextSource) -> ClaimResult:
         stop_reason=record.stop_reason,
         iterations=[_iteration(it, [stored_text(t, source) for t in record.texts], source) for it in record.iterations],
         citations=record.citations,
+        gaps=record.gaps if record.gaps is not None else (record.iterations[-1].gaps if record.iterations else []),
     )
 
 

@@ -35,3 +35,22 @@ class PromptLimited(Protocol):
 
     @property
     def max_prompt_chars(self) -> int: ...
+
+
+@runtime_checkable
+class Estimates(Protocol):
+    """A verifier whose verdicts are an estimate, and which says so in one line that the report
+    and the terminal show next to its verdicts (what it checks, what it cannot)."""
+
+    @property
+    def estimate_note(self) -> str: ...
+
+
+@runtime_checkable
+class AbstainsWithoutEvidence(Protocol):
+    """A verifier that judges a claim none of whose nodes' sentences it selected. Without it, no
+    evidence is Not Fully Supported (the paper's rule); with it, a claim that states nothing
+    checkable ("this underscores the importance of memory") can be Inconclusive instead: a
+    reviewer reads it, and no stage is blamed for what cannot be checked."""
+
+    async def judge_without_evidence(self, claim: Claim) -> VerdictResult: ...
