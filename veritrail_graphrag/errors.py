@@ -75,6 +75,10 @@ class VerifierError(VeriTrailError):
         self.node_ids = list(node_ids or [])
 
 
+class VerifierConfigError(VeriTrailError):
+    """A verifier cannot be set up (its shipped data is missing or damaged): nothing is verified."""
+
+
 CLAIM_FAILURES: tuple[type[BaseException], ...] = (VeriTrailError, OSError)
 """What a verifier raises when it cannot judge a claim *now*: our typed errors (an LLM answer
 that stays unreadable, a server that keeps failing) and the OS's (connection, timeout); except

@@ -32,6 +32,7 @@ class Registration:
 
 
 VERIFIERS: dict[str, Registration] = {
+    "facts": Registration("veritrail_graphrag.verifiers.facts.verifier:prepare"),
     "lexical": Registration("veritrail_graphrag.verifiers.lexical.verifier:prepare"),
     "llm": Registration("veritrail_graphrag.verifiers.llm.verifier:prepare", model_options=True),
 }
@@ -41,7 +42,7 @@ class VerifierSpec(BaseModel):
     """Which verifier a run uses, and its options as given; model options left None come from
     the settings files."""
 
-    name: str = "lexical"
+    name: str = "facts"
     root: Path | None = Field(default=None, description="project folder whose settings name the model")
     project: EndpointSettings | None = Field(
         default=None, description="the endpoint the project's own settings name (GraphRAG's settings.yaml)"
@@ -88,4 +89,3 @@ def registration(name: str) -> Registration:
 def prepare_verifier(spec: VerifierSpec) -> PreparedVerifier:
     prepare: Callable[[VerifierSpec], PreparedVerifier] = pkgutil.resolve_name(registration(spec.name).prepare)
     return prepare(spec)
-

@@ -31,7 +31,7 @@ Place = tuple[int, int]
 
 
 @dataclass
-class _Evidence:
+class Evidence:
     """Every excerpt's terms pooled (a claim may be supported by several nodes together), with the
     sentence each term and each negation scope stands in."""
 
@@ -56,7 +56,7 @@ class _Evidence:
                 self.scopes[(excerpt, term.negation)].add(term.key)
                 self.scope_places[(excerpt, term.negation)] = (excerpt, term.sentence)
         self.numbers.extend(
-            (term.key, term.surface, _role(text.terms, term)) for term in text.terms if term.kind == "number"
+            (term.key, term.surface, number_role(text.terms, term)) for term in text.terms if term.kind == "number"
         )
         self.lowercase |= text.lowercase_keys
         self.acronyms |= text.acronyms
@@ -90,7 +90,7 @@ class _Evidence:
         return chosen
 
 
-def _role(terms: Sequence[Term], number: Term) -> frozenset[str]:
+def number_role(terms: Sequence[Term], number: Term) -> frozenset[str]:
     low, high = number.position - _ROLE_WINDOW, number.position + _ROLE_WINDOW
     return frozenset(
         t.key for t in terms[max(0, low) : high + 1] if t.sentence == number.sentence and t.kind != "number"
@@ -98,7 +98,7 @@ def _role(terms: Sequence[Term], number: Term) -> frozenset[str]:
 
 
 @dataclass
-class _Assessment:
+class Assessment:
     total: int = 0
     covered: int = 0
     weight: float = 0.0
@@ -108,10 +108,18 @@ class _Assessment:
     missing_numbers: int = 0
     number_mismatches: list[str] = field(default_factory=list)
     negation_mismatches: list[str] = field(default_factory=list)
+    denied_in_claim: int = 0
+    """How many of the negation mismatches are the claim's (it denies what the evidence states)."""
     antonym_mismatches: list[str] = field(default_factory=list)
+    absent: list[Term] = field(default_factory=list)
+    """The claim terms the evidence lacks (the `missing` surfaces, as terms)."""
+    matched: dict[str, str] = field(default_factory=dict)
+    """Claim key -> the evidence key that stands for it."""
+    conflicting: list[Term] = field(default_factory=list)
+    """Claim numbers the evidence gives otherwise (the `number_mismatches`, as terms)."""
 
 
-def _distinct_terms(claim: TextTerms, evidence: _Evidence) -> list[Term]:
+def distinct_terms(claim: TextTerms, evidence: Evidence) -> list[Term]:
     """One term per key; a sentence-initial capitalized word counts as a name unless someone
     writes it in lowercase, since "Microsoft acquired ..." starts with a name and "Revenue
     grew ..." does not."""
@@ -126,14 +134,14 @@ def _distinct_terms(claim: TextTerms, evidence: _Evidence) -> list[Term]:
     return list(seen.values())
 
 
-def _run_covered(claim: TextTerms, evidence: _Evidence) -> set[int]:
+def _run_covered(claim: TextTerms, evidence: Evidence) -> set[int]:
     """Positions of claim names whose acronym the evidence uses ("United Nations" vs "UN")."""
     return {position for initials, positions in claim.runs if initials in evidence.keys for position in positions}
 
 
 def _negation_mismatches(
-    claim: TextTerms, evidence: _Evidence, matched: dict[str, str], aligned: set[Place]
-) -> list[str]:
+    claim: TextTerms, evidence: Evidence, matched: dict[str, str], aligned: set[Place]
+) -> tuple[list[str], int]:
     """Negations on one side only. The claim side looks at the word a cue governs (the first
     content word after it); the evidence side needs a negated clause, in a sentence aligned with
     the claim, that holds at least two of the claim's words."""
@@ -144,9 +152,14 @@ def _negation_mismatches(
             heads.setdefault(term.negation, term)
     for scope, head in heads.items():
         evidence_key = matched.get(head.key)
+        cue = claim.negations[scope]
+        # "a life without charity" describes a state, which the evidence words in many ways ("devoid
+        # of", "lacking", "the want of"); "not", "never" and "no" deny a fact the evidence would deny
+        if cue.lower() == "without":
+            continue
         if evidence_key and not any(n is not None for _, n in evidence.negations[evidence_key]):
-            cue = claim.negations[scope]
             found.append(f"claim says '{cue} {head.surface}', evidence does not negate it")
+    denied_in_claim = len(found)
     negated_in_claim = {t.key for t in claim.terms if t.negation is not None}
     shared = set(matched.values())
     flagged: set[tuple[int, int]] = set()
@@ -164,10 +177,10 @@ def _negation_mismatches(
                 flagged.add(key)
                 found.append(f"evidence negates '{term.surface}', claim does not")
                 break
-    return found
+    return found, denied_in_claim
 
 
-def _antonym_mismatches(missing: Sequence[Term], evidence: _Evidence, aligned: set[Place]) -> list[str]:
+def _antonym_mismatches(missing: Sequence[Term], evidence: Evidence, aligned: set[Place]) -> list[str]:
     """Claim words the evidence lacks while the aligned evidence sentences use their opposite."""
     near = set().union(*(evidence.sentences[p] for p in aligned)) if aligned else set()
     found = []
@@ -178,9 +191,9 @@ def _antonym_mismatches(missing: Sequence[Term], evidence: _Evidence, aligned: s
     return found
 
 
-def _number_conflict(claim: TextTerms, number: Term, evidence: _Evidence) -> str | None:
+def number_conflict(claim: TextTerms, number: Term, evidence: Evidence) -> str | None:
     """The evidence number in the same role as a claim number the evidence lacks, if any."""
-    role = _role(claim.terms, number)
+    role = number_role(claim.terms, number)
     best: tuple[int, str] | None = None
     for key, surface, context in evidence.numbers:
         overlap = len(role & context)
@@ -189,12 +202,12 @@ def _number_conflict(claim: TextTerms, number: Term, evidence: _Evidence) -> str
     return None if best is None else f"claim {number.surface} vs evidence {best[1]}"
 
 
-def _assess(claim: TextTerms, evidence: _Evidence, config: LexicalConfig) -> _Assessment:
-    result = _Assessment()
+def assess(claim: TextTerms, evidence: Evidence, config: LexicalConfig) -> Assessment:
+    result = Assessment()
     via_acronym = _run_covered(claim, evidence)
     matched: dict[str, str] = {}
     absent: list[Term] = []
-    for term in _distinct_terms(claim, evidence):
+    for term in distinct_terms(claim, evidence):
         weight = {"name": config.name_weight, "number": config.number_weight}.get(term.kind, 1.0)
         result.total += 1
         result.weight += weight
@@ -208,22 +221,25 @@ def _assess(claim: TextTerms, evidence: _Evidence, config: LexicalConfig) -> _As
                 matched[term.key] = hit
             continue
         absent.append(term)
+        result.absent.append(term)
         result.missing.append(term.surface)
         if term.kind == "name":
             result.missing_names += 1
         elif term.kind == "number":
-            conflict = _number_conflict(claim, term, evidence)
+            conflict = number_conflict(claim, term, evidence)
             if conflict:
                 result.number_mismatches.append(conflict)
+                result.conflicting.append(term)
             else:
                 result.missing_numbers += 1
+    result.matched = matched
     aligned = evidence.aligned(set(matched.values()), config.aligned_sentences)
-    result.negation_mismatches = _negation_mismatches(claim, evidence, matched, aligned)
+    result.negation_mismatches, result.denied_in_claim = _negation_mismatches(claim, evidence, matched, aligned)
     result.antonym_mismatches = _antonym_mismatches(absent, evidence, aligned)
     return result
 
 
-def _score(assessment: _Assessment, config: LexicalConfig) -> float:
+def _score(assessment: Assessment, config: LexicalConfig) -> float:
     coverage = assessment.covered_weight / assessment.weight
     penalty = config.coverage_weight * (1.0 - coverage) + (
         config.missing_name_penalty * assessment.missing_names
@@ -235,7 +251,7 @@ def _score(assessment: _Assessment, config: LexicalConfig) -> float:
     return round(min(1.0, max(0.0, 1.0 - penalty)), 4)
 
 
-def _reasoning(assessment: _Assessment, score: float) -> str:
+def _reasoning(assessment: Assessment, score: float) -> str:
     parts = [f"covers {assessment.covered}/{assessment.total} content terms"]
     if assessment.missing:
         shown = ", ".join(f"'{m}'" for m in assessment.missing[:_SHOWN])
@@ -263,10 +279,10 @@ def judge_claim(claim_text: str, evidence_texts: Sequence[str], config: LexicalC
             reasoning="the claim has no content words, numbers or names to check",
             score=0.5,
         )
-    evidence = _Evidence()
+    evidence = Evidence()
     for index, text in enumerate(texts):
         evidence.add(index, analyze(text))
-    assessment = _assess(claim, evidence, config)
+    assessment = assess(claim, evidence, config)
     score = _score(assessment, config)
     if score >= config.supported_threshold:
         verdict = Verdict.FULLY_SUPPORTED

@@ -39,7 +39,7 @@ factual error."""
 NEGATION_CUES = frozenset(
     """
     not no never none nobody nothing neither nor without cannot nowhere lack lacks lacked lacking
-    absence absent unable
+    absence absent unable devoid
     """.split()
 )
 """Words that deny what follows. "lack" and "absence" are here because summaries say "the lack
@@ -64,7 +64,11 @@ _COMMON_OPENERS = frozenset(
     """.split()
 )
 """Ordinary words that often open a sentence: capitalized there, they are still not names."""
-_SCOPE_BREAKERS = frozenset("but however although though whereas while yet except".split())
+_SCOPE_BREAKERS = frozenset(
+    "but however although though whereas while yet except if whether unless because since when which who that".split()
+)
+"""Words that open another clause, where a negation before them no longer reaches ("are not
+still in operation and saying that if the poor would rather die")."""
 _RUN_CONNECTORS = frozenset("of for de la".split())
 _NEGATION_SCOPE = 4
 """How many content terms after a cue a negation reaches: enough for "did not formally approve

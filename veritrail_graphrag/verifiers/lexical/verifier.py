@@ -33,6 +33,11 @@ class LexicalVerifier:
     fast: one 40-sentence batch takes about a millisecond.
     """
 
+    estimate_note = (
+        "offline word-overlap verdicts: an estimate for triage, which cannot see paraphrase or "
+        "reasoning; use --verifier llm for verdicts to rely on"
+    )
+
     def __init__(self, config: LexicalConfig | None = None) -> None:
         self.config = config or LexicalConfig()
 

@@ -1,0 +1,209 @@
+"""The offline facts verifier (the default): what it lets pass, what it catches, what it names,
+and its shipped weights (fitted by `benchmarks/fit_facts.py`; its benchmark figures are
+`veritrail eval`'s)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine import VeriTrail
+from veritrail_graphrag.errors import VerifierConfigError
+from veritrail_graphrag.models import Claim, Excerpt, TrailConfig, Verdict
+from veritrail_graphrag.verifiers.facts import model as facts_model
+from veritrail_graphrag.verifiers.facts.features import FEATURES, claim_facts
+from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
+from veritrail_graphrag.verifiers.lexical import LexicalConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_runs" / "handwritten-hierarchical" / "dag.json"
+CHUNK = (
+    "Mara Voss, the miller's daughter, proposed a ferry to carry grain across the river. "
+    "The parish council rejected her plan twice. Dr. Ellis, the council's chairman, argued that a "
+    "ferry would be unsafe in the spring floods."
+)
+runner = CliRunner()
+
+
+async def judge(claim: str, *texts: str, is_root: bool = True):
+    excerpts = [Excerpt(node_id=f"n{i}", text=t, is_root=is_root) for i, t in enumerate(texts)]
+    return await FactsVerifier().judge(Claim(id="c1", text=claim), excerpts)
+
+
+def trace(text: str):
+    return VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(DAG.from_json(SAMPLE), Claim(id="c1", text=text))
+
+
+async def atrace(text: str):
+    return await VeriTrail(FactsVerifier(), TrailConfig(q=1)).averify(DAG.from_json(SAMPLE), Claim(id="c1", text=text))
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "After the bridge at Harwick fell in 1911, Mara Voss suggested running a ferry.",
+        "Mara later donated her boat to the museum of the village.",
+        "Within a month the ferry was carrying forty sacks of grain daily.",
+    ],
+)
+def test_paraphrases_of_the_sample_are_fully_supported(claim: str) -> None:
+    assert trace(claim).verdict is Verdict.FULLY_SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "named"),
+    [
+        ("In 1912 the old stone bridge collapsed.", "1912"),  # a number
+        ("Mara Voss proposed a ferry to carry grain across the Severn river.", "Severn"),  # a name
+        ("The parish council did not reject her plan.", None),  # a denial the source does not make
+        ("Dr. Ellis, the council's chairman, said a ferry would be safe in the spring floods.", "safe"),
+    ],
+)
+def test_a_changed_fact_is_not_fully_supported_and_named(claim: str, named: str | None) -> None:
+    result = trace(claim)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert result.error_stages
+    if named is not None:
+        assert named in [gap.text for gap in result.gaps]
+        gap = next(g for g in result.gaps if g.text == named)
+        assert claim[gap.start : gap.end] == named
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ("Mara Voss argued that a ferry would be unsafe in the spring floods.", "'argued' of 'Ellis', not of 'Voss'"),
+        ("Dr. Ellis, the miller's daughter, proposed a ferry to carry grain.", "'miller's' of 'Voss', not of 'Ellis'"),
+    ],
+)
+async def test_a_changed_relation_between_names_is_caught(claim: str, said: str) -> None:
+    """What the source says of one named person, credited to another."""
+    result = await judge(claim, CHUNK)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert said in result.reasoning
+    assert await judge("Mara Voss proposed a ferry to carry grain.", CHUNK) == await judge(
+        "Mara Voss proposed a ferry to carry grain.", CHUNK
+    )
+    assert (await judge("Mara Voss proposed a ferry to carry grain.", CHUNK)).verdict is Verdict.FULLY_SUPPORTED
+
+
+async def test_one_word_swapped_is_inconclusive_with_both_words_named() -> None:
+    """A word where the source has another is a changed fact as often as a synonym: a reviewer
+    looks, and the reason says which words."""
+    result = await judge("Mara Voss was the blacksmith's daughter.", CHUNK)
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert "'miller's' where the claim says 'blacksmith's'" in result.reasoning
+    assert [gap.text for gap in result.gaps] == ["blacksmith's"]
+
+
+async def test_a_supposition_in_the_evidence_is_not_a_fact() -> None:
+    evidence = "Scrooge said that if he stopped half-a-crown for the day the clerk would think himself ill-used."
+    result = await judge("Scrooge stopped half a crown from the clerk's wages.", evidence, is_root=False)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "supposition" in result.reasoning
+
+
+async def test_wording_alone_raises_no_alarm() -> None:
+    result = await judge(
+        "Scrooge, a miserly businessman, is transformed by supernatural visits.",
+        "Scrooge is a miser whose encounters with several ghosts change him.",
+        is_root=False,
+    )
+    assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "La mairie a refusé deux fois le projet de Mara Voss.",
+        "Der Gemeinderat hat den Plan von Mara Voss zweimal abgelehnt.",
+        "教区議会は彼女の計画を二度拒否した。",
+    ],
+)
+async def test_claims_it_cannot_read_are_inconclusive_without_a_stage(claim: str) -> None:
+    result = await judge(claim, CHUNK)
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert "English" in result.reasoning
+    traced = await atrace(claim)
+    assert traced.verdict is Verdict.INCONCLUSIVE and traced.error_stages == []
+
+
+async def test_a_claim_with_no_evidence_and_nothing_checkable_is_inconclusive() -> None:
+    verifier = FactsVerifier()
+    checkable = await verifier.judge_without_evidence(Claim(id="c", text="The ferry was run by Mara Voss in 1911."))
+    assert checkable.verdict is Verdict.NOT_FULLY_SUPPORTED and "Mara" in checkable.reasoning
+    vague = await verifier.judge_without_evidence(Claim(id="c", text="This underscores how much courage matters."))
+    assert vague.verdict is Verdict.INCONCLUSIVE
+
+
+def test_node_terms_do_not_leak_between_dags_sharing_node_ids() -> None:
+    """One verifier serves many DAGs at once in `veritrail eval`; a name read in one DAG's node
+    must not excuse a claim of another DAG whose node has the same id."""
+    verifier = FactsVerifier()
+    first = DAG.from_records(
+        [{"id": "doc", "stage": 1, "text": "Boston is large. " + CHUNK}, {"id": "sum", "stage": 2, "text": "x."}],
+        [("doc", "sum")],
+    )
+    second = DAG.from_records(
+        [{"id": "doc", "stage": 1, "text": CHUNK}, {"id": "sum", "stage": 2, "text": "y."}], [("doc", "sum")]
+    )
+    engine = VeriTrail(verifier, TrailConfig())
+    engine.verify(first, Claim(id="s#0", text="Mara Voss proposed a ferry in Boston."), "sum")
+    result = engine.verify(second, Claim(id="s#0", text="Mara Voss proposed a ferry for Boston."), "sum")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "Boston" in [gap.text for gap in result.gaps]
+
+
+def test_features_only_ever_speak_against_a_claim() -> None:
+    facts = claim_facts("Mara Voss proposed a ferry.", [CHUNK], LexicalConfig())
+    assert facts is not None and set(facts.values) == set(FEATURES)
+    assert all(value >= 0 for value in facts.values.values())
+    model = facts_model.shipped_model()
+    assert all(weight >= 0 for weight in model.weights.values())
+    assert "dev" in model.fitted_on and "test" not in model.fitted_on
+
+
+def test_shipped_weights_load_with_the_network_blocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the facts verifier reached for the network")
+
+    facts_model.shipped_model.cache_clear()
+    monkeypatch.setattr(socket, "socket", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    model = facts_model.shipped_model()
+    assert set(model.weights) == set(FEATURES)
+    facts_model.shipped_model.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "are missing"),
+        ("{not json", "cannot be read"),
+        (json.dumps({"bias": 1.0, "weights": {"missing_name": -1.0}}), "cannot be read"),
+    ],
+)
+def test_missing_or_damaged_weights_are_one_clear_error_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | None, message: str
+) -> None:
+    package = tmp_path / "facts"
+    package.mkdir()
+    if content is not None:
+        (package / facts_model.WEIGHTS_FILE).write_text(content, encoding="utf-8")
+    monkeypatch.setattr(facts_model, "files", lambda _: package)
+    facts_model.shipped_model.cache_clear()
+    try:
+        with pytest.raises(VerifierConfigError, match=message):
+            facts_model.shipped_model()
+        result = runner.invoke(cli.app, ["verify", str(SAMPLE), "--out", str(tmp_path / "report.json")])
+    finally:
+        facts_model.shipped_model.cache_clear()
+    assert result.exit_code == 2, result.output
+    assert "weights" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "report.json").exists()

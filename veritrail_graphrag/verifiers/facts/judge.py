@@ -1,0 +1,152 @@
+"""The facts verdict: a claim is Not Fully Supported when a checkable fact of it is missing from
+its evidence or contradicted there, Inconclusive when the evidence is too far from it to judge,
+Fully Supported otherwise, and it always says which of its words had no support.
+
+Claims the verifier cannot read (another language than English, nothing checkable) are
+Inconclusive with that reason: its word lists are English, and a confident verdict there would be
+noise with a blamed stage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from veritrail_graphrag.models import SupportGap, Verdict, VerdictResult
+from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts, term_spans
+from veritrail_graphrag.verifiers.facts.model import FactsModel
+from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
+from veritrail_graphrag.verifiers.lexical.text import analyze
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_ENGLISH = frozenset(
+    "the a an of to and in is was are were be been it that this for on with as by at from his her their "
+    "its he she they we you i not but or which who has have had will would can could".split()
+)
+_FOREIGN = frozenset(
+    "le la les des une est et du dans pour qui que sur au aux ne pas der die das und ist nicht ein eine "
+    "den dem mit von zu sich auf el los las del y en por con para una es".split()
+)
+_FINDINGS_SHOWN = 4
+_NOT_ENGLISH = "the claim is not in English: the offline verifier checks English words only; use --verifier llm"
+
+
+def _not_english(text: str) -> bool:
+    """Whether a claim is written in a language whose words the verifier cannot check: mostly
+    letters outside the Latin alphabet, or more French, German or Spanish function words than
+    English ones."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if letters and sum(ch.isascii() or "\u00c0" <= ch <= "\u024f" for ch in letters) < 0.7 * len(letters):
+        return True
+    words = [w.lower() for w in _WORD.findall(text)]
+    english = sum(w in _ENGLISH for w in words)
+    foreign = sum(w in _FOREIGN for w in words)
+    return foreign >= 2 and foreign > english
+
+
+def _gaps(findings: Sequence[Finding]) -> list[SupportGap]:
+    """One gap per span of the claim, with the most specific reason (findings come most specific
+    first, the plain missing words last)."""
+    spans = dict.fromkeys(f.span for f in findings if f.span)
+    first = {span: next(f for f in findings if f.span == span) for span in spans}
+    return [SupportGap(text=f.text, start=span[0], end=span[1], why=f.why) for span, f in first.items() if span]
+
+
+def _reasoning(facts: Facts, p: float, verdict: Verdict) -> str:
+    shown = [f for f in facts.findings if f.kind != "missing_words"][:_FINDINGS_SHOWN]
+    words = [f.text for f in facts.findings if f.kind == "missing_words"]
+    parts = [f.why for f in shown]
+    if words:
+        parts.append("words not in the evidence: " + ", ".join(f"'{w}'" for w in words))
+    covered = f"{facts.covered:.0%} of its terms found"
+    if verdict is Verdict.FULLY_SUPPORTED:
+        lead = "its names, numbers and denials are in the evidence"
+    elif verdict is Verdict.INCONCLUSIVE and facts.one_word_changed:
+        lead = "one word of the claim stands where its evidence has another: a changed fact or a synonym"
+    elif verdict is Verdict.INCONCLUSIVE:
+        lead = "nothing checkable is contradicted, but the evidence is too far from the claim to judge it"
+    else:
+        lead = "a checkable fact is missing from the evidence or contradicted by it"
+    return f"{lead}; {covered}" + ("; " + "; ".join(parts) if parts else "") + f"; P(supported) {p:.2f}"
+
+
+def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
+    """Not Fully Supported when a checkable fact is contradicted (another number, a denial, a
+    changed name, a supposition stated as fact); when the claim copies a sentence of an
+    intermediate output but drops its denial; when a name or number is missing and P(supported)
+    is low (a missing name counts when the evidence is close to the claim, or is intermediate
+    output, which names what it is about); or when almost nothing of the claim is in the
+    evidence. Inconclusive when P is low otherwise. Wording the evidence does not share is never an
+    alarm on its own, nor is one word standing where the evidence has another (an opposite, a
+    swap): on the dev splits that is a synonym as often as a changed fact, so it lowers P and is
+    named, nothing more."""
+    p = model.probability(facts.values)
+    close = facts.covered >= model.close_covered or not from_source
+    changed = facts.contradicted or (facts.copied_but_denied and not from_source)
+    missing = facts.missing_anchor and close and p < model.not_supported_below
+    if changed or missing or facts.covered < model.min_covered:
+        return Verdict.NOT_FULLY_SUPPORTED
+    return Verdict.INCONCLUSIVE if p < model.inconclusive_below or facts.one_word_changed else Verdict.FULLY_SUPPORTED
+
+
+def judge_facts(
+    claim_text: str,
+    evidence_texts: Sequence[str],
+    model: FactsModel,
+    config: LexicalConfig,
+    read_keys: frozenset[str] = frozenset(),
+    from_source: bool = True,
+) -> VerdictResult:
+    """`from_source`: some of the evidence is source text (a root). Source text refers to people
+    and places by pronoun as often as by name, so a name missing from it counts only when the
+    evidence is otherwise close to the claim; an intermediate output the claim was written from
+    (a description, a report, a summary) names what it is about."""
+    texts = [text for text in evidence_texts if text.strip()]
+    if not texts:
+        return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="no evidence to check against", score=0.0)
+    if _not_english(claim_text):
+        return VerdictResult(
+            verdict=Verdict.INCONCLUSIVE,
+            reasoning=_NOT_ENGLISH,
+            score=0.5,
+        )
+    facts = claim_facts(claim_text, texts, config, read_keys)
+    if facts is None:
+        return VerdictResult(
+            verdict=Verdict.INCONCLUSIVE,
+            reasoning="the claim has no names, numbers or content words to check",
+            score=0.5,
+        )
+    p = model.probability(facts.values)
+    verdict = decide(facts, model, from_source)
+    gaps = [] if verdict is Verdict.FULLY_SUPPORTED else _gaps(facts.findings)
+    return VerdictResult(verdict=verdict, reasoning=_reasoning(facts, p, verdict), score=round(p, 4), gaps=gaps)
+
+
+def judge_without_evidence(claim_text: str) -> VerdictResult:
+    """A claim none of whose nodes' sentences was selected: Not Fully Supported when it states a
+    checkable fact (a name, a number: the nodes checked would have had it), Inconclusive when it
+    is interpretation only, or a language the verifier does not read."""
+    if _not_english(claim_text):
+        return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning=_NOT_ENGLISH, score=0.5)
+    terms = analyze(claim_text)
+    anchors = [t for t in terms.terms if t.kind in ("name", "number")]
+    if anchors:
+        shown = ", ".join(dict.fromkeys(f"'{t.surface}'" for t in anchors))
+        spans = term_spans(claim_text, terms)
+        gaps = [
+            SupportGap(text=t.surface, start=spans[t.position][0], end=spans[t.position][1], why="in no node checked")
+            for t in anchors
+            if t.position in spans
+        ]
+        return VerdictResult(
+            verdict=Verdict.NOT_FULLY_SUPPORTED,
+            reasoning=f"none of its facts ({shown}) is in the nodes checked",
+            score=0.0,
+            gaps=gaps,
+        )
+    return VerdictResult(
+        verdict=Verdict.INCONCLUSIVE,
+        reasoning="it names no person, place or number to check: interpretation a reviewer can judge",
+        score=0.5,
+    )

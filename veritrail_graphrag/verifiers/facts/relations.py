@@ -1,0 +1,116 @@
+"""Relations a claim states that its evidence states otherwise, found without a parser: one word
+standing where the evidence has another between the same neighbours, a predicate the evidence says
+of someone else, two named things the evidence never brings together.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from itertools import combinations
+
+from veritrail_graphrag.verifiers.lexical.judge import Assessment, Evidence
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
+
+_NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
+
+
+def negated_by_prefix(word: str, other: str) -> bool:
+    """ "safe" / "unsafe", "legal" / "illegal", "honest" / "dishonest": one word denies the other."""
+    a, b = sorted((word.lower(), other.lower()), key=len)
+    return any(b == prefix + a for prefix in _NEGATING_PREFIXES)
+
+
+def _replacement(evidence: Sequence[TextTerms], left: str, right: str, term: Term, claim_keys: set[str]) -> str | None:
+    """What an evidence sentence has between `left` and `right` in place of `term`, if anything."""
+    widths = (1, 2) if term.kind == "name" else (1,)
+    for text in evidence:
+        for width in widths:
+            for at in range(len(text.terms) - width - 1):
+                first, last = text.terms[at], text.terms[at + width + 1]
+                if first.key != left or last.key != right or first.sentence != last.sentence:
+                    continue
+                middle = text.terms[at + 1 : at + width + 1]
+                if all(t.kind == term.kind and t.key not in claim_keys for t in middle):
+                    return " ".join(t.surface for t in middle)
+    return None
+
+
+def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment) -> list[tuple[Term, str]]:
+    """Claim words the evidence lacks where an evidence sentence has the same two neighbours
+    around another word of the same kind ("the eldest and most" / "the youngest and most"; a
+    name may stand for a name of two words, "Martha performs" / "Tiny Tim performs"): the claim
+    changed that word, it did not paraphrase the sentence."""
+    absent = {t.position for t in assessment.absent if t.kind in ("word", "name")}
+    claim_keys = {t.key for t in claim.terms} | set(assessment.matched.values())
+    found = []
+    terms = claim.terms
+    for before, term, after in zip(terms, terms[1:], terms[2:], strict=False):
+        if term.position not in absent or not before.sentence == term.sentence == after.sentence:
+            continue
+        left, right = assessment.matched.get(before.key), assessment.matched.get(after.key)
+        if left is None or right is None:
+            continue
+        instead = _replacement(evidence, left, right, term, claim_keys)
+        if instead is not None:
+            found.append((term, instead))
+    return found
+
+
+def _named(term: Term) -> bool:
+    """A name, or a capitalized word opening a sentence ("Mara rowed ...")."""
+    return term.kind == "name" or term.initial_capital
+
+
+def credited_elsewhere(
+    claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment
+) -> list[tuple[Term, Term, str]]:
+    """A name of the claim and the word right after it ("Mara Voss argued"), when every evidence
+    sentence with that word names someone else and none names the claim's ("Dr. Ellis ...
+    argued"): the claim credits one named thing with what the evidence says of another. A
+    sentence that names no one ("She argued") may be about the claim's name, and clears it."""
+    sentences: list[list[Term]] = []
+    for text in evidence:
+        by_sentence: dict[int, list[Term]] = defaultdict(list)
+        for term in text.terms:
+            by_sentence[term.sentence].append(term)
+        sentences.extend(by_sentence.values())
+    claim_keys = {t.key for t in claim.terms} | set(assessment.matched.values())
+    found = []
+    terms = claim.terms
+    at = 0
+    while at < len(terms):
+        start = end = at
+        while end + 1 < len(terms) and _named(terms[end + 1]) and terms[end + 1].sentence == terms[start].sentence:
+            end += 1
+        at = end + 1
+        run = terms[start : end + 1]
+        if not _named(run[0]) or at >= len(terms):
+            continue
+        word = terms[at]
+        if word.kind != "word" or word.sentence != run[0].sentence or word.key not in assessment.matched:
+            continue
+        names = {assessment.matched[t.key] for t in run if t.key in assessment.matched}
+        key = assessment.matched[word.key]
+        with_word = [s for s in sentences if any(t.key == key for t in s)]
+        if not names or not with_word or any(t.key in names for s in with_word for t in s):
+            continue
+        others = [[t.surface for t in s if _named(t) and t.key not in claim_keys] for s in with_word]
+        if all(others):
+            found.append((run[-1], word, others[0][-1]))
+    return found
+
+
+def names_apart(names: Sequence[str], evidence: Evidence) -> list[tuple[str, str]]:
+    """Pairs of the claim's named things that the evidence has but never within a sentence of each
+    other: the relation the claim states between them has nothing to rest on."""
+    places: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for place, keys in evidence.sentences.items():
+        for key in keys:
+            places[key].add(place)
+    apart = []
+    for a, b in combinations(dict.fromkeys(names), 2):
+        near = any((excerpt, sentence + step) in places[b] for excerpt, sentence in places[a] for step in (-1, 0, 1))
+        if not near:
+            apart.append((a, b))
+    return apart

@@ -1,0 +1,88 @@
+"""The offline facts verifier, the default: VeriTrail's three steps with no model and no network.
+
+Decomposition and Evidence Selection are the lexical verifier's (rules, BM25); the verdict checks
+the claim's facts in its evidence (`features.py`) and weighs them with a fitted, monotone model
+(`model.py`), so that a paraphrase passes, a changed name, number, negation or relation is caught,
+and what it cannot judge is Inconclusive, never a confident verdict with a blamed stage. Its
+verdicts are an estimate: it cannot follow reasoning, and abstractive claims (a book's summary
+against scattered passages) need the LLM verifier.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
+from veritrail_graphrag.verifiers.facts.judge import judge_facts, judge_without_evidence
+from veritrail_graphrag.verifiers.facts.model import FactsModel, shipped_model
+from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
+from veritrail_graphrag.verifiers.lexical.text import analyze
+from veritrail_graphrag.verifiers.registry import PreparedVerifier, VerifierSpec
+
+__all__ = ["FactsVerifier", "NodeTerms", "prepare"]
+
+
+@lru_cache(maxsize=4096)
+def _key_set(text: str) -> frozenset[str]:
+    """A node's terms, read once however many claims are shown the node."""
+    return analyze(text).key_set
+
+
+class NodeTerms:
+    """The terms of every node shown to Evidence Selection for a claim. The verdict sees only the
+    sentences kept, but a name elsewhere in the same node is in the source all the same.
+
+    Kept per claim (its id and text) as well as per node: one verifier can serve several DAGs at
+    once (`veritrail eval`, the Python API), whose node ids repeat with other texts."""
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, str, str], frozenset[str]] = {}
+
+    def add(self, claim: Claim, sentences: list[Sentence]) -> None:
+        for node_id in {s.node_id for s in sentences}:
+            shown = " ".join(s.text for s in sentences if s.node_id == node_id)
+            key = (claim.id, claim.text, node_id)
+            self._keys[key] = self._keys.get(key, frozenset()) | _key_set(shown)
+
+    def of(self, claim: Claim, excerpts: list[Excerpt]) -> frozenset[str]:
+        nodes = {n for excerpt in excerpts for n in (excerpt.node_id, *excerpt.covers)}
+        return frozenset().union(*(self._keys.get((claim.id, claim.text, n), frozenset()) for n in nodes))
+
+
+class FactsVerifier(LexicalVerifier):
+    """A `Verifier` that judges a claim by its checkable facts; see the module's docstring."""
+
+    estimate_note = (
+        "offline verdicts are an estimate: they check the claim's names, numbers and negations in "
+        "its evidence, not its reasoning or wording; abstractive claims need --verifier llm"
+    )
+
+    def __init__(self, model: FactsModel | None = None, config: LexicalConfig | None = None) -> None:
+        super().__init__(config)
+        self.model = model or shipped_model()
+        self.read = NodeTerms()
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        self.read.add(claim, sentences)
+        return await super().select_evidence(claim, sentences)
+
+    async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
+        texts = [excerpt.text for excerpt in excerpts]
+        from_source = any(excerpt.is_root for excerpt in excerpts)
+        return judge_facts(claim.text, texts, self.model, self.config, self.read.of(claim, excerpts), from_source)
+
+    async def judge_without_evidence(self, claim: Claim) -> VerdictResult:
+        return judge_without_evidence(claim.text)
+
+    def settings(self, *, after_run: bool = False) -> dict[str, Any]:
+        return {
+            "facts": {"model": self.model.model_dump(mode="json"), "selection": self.config.model_dump(mode="json")}
+        }
+
+
+def prepare(spec: VerifierSpec) -> PreparedVerifier:
+    """The shipped weights are read here, once, so a missing or damaged file stops the run before
+    any claim is extracted."""
+    model = shipped_model()
+    return PreparedVerifier(build=lambda: FactsVerifier(model))
