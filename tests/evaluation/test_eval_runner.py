@@ -139,3 +139,14 @@ def test_limit_and_rendering() -> None:
     assert "| keyword |" in markdown and "## By slice" in markdown and "toy data" in markdown
     assert "Positive class = Not Fully Supported" in markdown
     assert len(tables(report)) == 2
+
+
+def test_a_limited_run_scores_both_classes_and_a_one_class_slice_warns() -> None:
+    benchmark = _benchmark()
+    report = evaluate(benchmark, "keyword", KeywordVerifier(), Split.DEV, limit=4)
+    assert report.warnings == [] and {o.supported for o in report.outcomes} == {True, False}
+    unsupported = [i for i in benchmark.items if "-true" not in i.id and "-unsure" not in i.id]
+    planted_only = LoadedBenchmark(name="toy", items=unsupported)
+    one_class = evaluate(planted_only, "keyword", KeywordVerifier(), Split.DEV, limit=2)
+    assert one_class.warnings and "every unit of this slice is unsupported" in one_class.warnings[0]
+    assert "> Warning: every unit" in render_markdown(one_class)

@@ -6,7 +6,7 @@ from samples import SHARED, require_shared
 
 from veritrail_graphrag.dag import DagFile, Node
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim
-from veritrail_graphrag.evaluation.splits import Split, assign_splits, select
+from veritrail_graphrag.evaluation.splits import Split, assign_splits, balanced, has_unsupported, select
 from veritrail_graphrag.evaluation.summedits import load_summedits
 from veritrail_graphrag.models import Claim
 
@@ -61,3 +61,26 @@ def test_summedits_split_is_document_disjoint() -> None:
     assert len(dev) + len(test) == len(items) == 1564
     assert 0.2 < len(dev) / len(items) < 0.45
     assert {i.subset for i in dev} == {i.subset for i in test} == {"sales_call", "sales_email", "qmsumm"}
+
+
+def _labeled(item_id: str, supported: bool, per_claim: bool = False) -> BenchmarkItem:
+    """An item labeled as a whole (SummEdits) or through its claim (planted)."""
+    item = _item(item_id, item_id)
+    claim = LabeledClaim(
+        claim=Claim(id="c", text="A summary sentence here."), supported=supported if per_claim else None
+    )
+    return item.model_copy(update={"claims": [claim], "supported": None if per_claim else supported})
+
+
+def test_a_limited_slice_takes_both_classes_in_turn_and_tops_up() -> None:
+    items = [_labeled(f"u{i}", False) for i in range(5)] + [_labeled(f"s{i}", True) for i in range(2)]
+    assert [i.id for i in balanced(items, 4)] == ["u0", "s0", "u1", "s1"]
+    assert [i.id for i in balanced(items, 6)] == ["u0", "s0", "u1", "s1", "u2", "u3"]  # supported ran out
+    assert [i.id for i in balanced(items[:3], 2)] == ["u0", "u1"]  # one class only: eval warns
+
+
+def test_a_planted_item_is_unsupported_through_its_claims() -> None:
+    assert has_unsupported(_labeled("p", False, per_claim=True)) and not has_unsupported(
+        _labeled("s", True, per_claim=True)
+    )
+    assert has_unsupported(_labeled("x", False)) and not has_unsupported(_labeled("y", True))

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from veritrail_graphrag.cli.exit_codes import guarded
@@ -28,7 +29,9 @@ stderr = Console(stderr=True)
 def eval_command(
     benchmark: Annotated[str, typer.Argument(help=f"One of: {', '.join(BENCHMARKS)}.")],
     split: Annotated[str, typer.Option(help="dev (tune here) or test (report this).")] = "test",
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items of the split.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="A balanced slice of N items (supported and unsupported alike).")
+    ] = None,
     data: Annotated[
         Path | None,
         typer.Option(
@@ -57,5 +60,7 @@ def eval_command(
     stdout.print(cost_line(report), highlight=False, soft_wrap=True)
     for note in report.notes:
         stdout.print(f"Note: {note}", highlight=False, soft_wrap=True)
+    for warning in report.warnings:
+        stderr.print(f"[yellow]Warning:[/yellow] {escape(warning)}", highlight=False, soft_wrap=True)
     json_path, markdown_path = report_paths(report, out)
     stdout.print(f"Reports: {json_path} and {markdown_path}", highlight=False, soft_wrap=True)

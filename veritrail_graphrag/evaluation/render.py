@@ -31,7 +31,7 @@ def _system_cells(system: SystemResult) -> list[str]:
 
 
 def _title(report: EvalReport) -> str:
-    limit = f", first {report.limit} items" if report.limit else ""
+    limit = f", a balanced slice of {report.limit} items" if report.limit else ""
     return (
         f"{report.benchmark} / {report.split}{limit}: {report.units} units, {report.claims} claims "
         f"(NFS = Not Fully Supported, the positive class; BAcc = balanced accuracy; figures in %)"
@@ -151,6 +151,7 @@ def render_markdown(report: EvalReport) -> str:
         "",
         f"Command: `{report.command}`" if report.command else "",
         "",
+        *(f"> Warning: {warning}\n" for warning in report.warnings),
         *_markdown_table(_HEADERS, [_system_cells(s) for s in report.systems]),
         *(f"- {s.name}: {s.description}" for s in report.systems),
         "",

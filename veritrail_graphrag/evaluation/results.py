@@ -91,6 +91,9 @@ class EvalReport(BaseModel):
     limit: int | None
     conventions: list[str] = Field(default_factory=lambda: list(CONVENTIONS))
     notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list, description="why some figures mean nothing, e.g. a one-class slice"
+    )
     items: int
     units: int
     claims: int

@@ -22,7 +22,7 @@ from veritrail_graphrag.evaluation.items import BenchmarkItem, LoadedBenchmark, 
 from veritrail_graphrag.evaluation.metrics import best_threshold
 from veritrail_graphrag.evaluation.results import Cost, EvalReport, UnitOutcome
 from veritrail_graphrag.evaluation.scoring import score_system
-from veritrail_graphrag.evaluation.splits import DEV_FRACTION, SPLIT_SEED, Split, select
+from veritrail_graphrag.evaluation.splits import DEV_FRACTION, SPLIT_SEED, Split, balanced, has_unsupported, select
 from veritrail_graphrag.models import TrailConfig, Verdict
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.capabilities import close
@@ -154,9 +154,10 @@ def evaluate(
     command: str = "",
     progress: Progress | None = None,
 ) -> EvalReport:
-    """Verify the split's items (the first `limit` in the split's seeded order) and score the verifier
-    and both reference points on the same units."""
-    items = select(benchmark.items, split)[:limit]
+    """Verify the split's items (a balanced slice of `limit` of them: see `balanced`) and score the
+    verifier and both reference points on the same units."""
+    chosen = select(benchmark.items, split)
+    items = chosen if limit is None else balanced(chosen, limit)
     dev_items = select(benchmark.items, Split.DEV)
     if not items:
         raise VeriTrailError(f"{benchmark.name}: the {split} split is empty")
@@ -206,6 +207,13 @@ def evaluate(
         nodes_read_per_claim=sum(o.nodes_read for o in verified) / claims,
     )
     notes = list(benchmark.notes)
+    warnings = []
+    if items and len({has_unsupported(item) for item in items}) == 1:
+        only = "unsupported" if has_unsupported(items[0]) else "supported"
+        warnings.append(
+            f"every unit of this {'slice' if limit else 'split'} is {only}: balanced accuracy, macro F1 and "
+            "AUROC need both classes and say nothing here"
+        )
     if split is Split.DEV:
         notes.append("This is the dev split: the overlap threshold was tuned on these same units (optimistic).")
     return EvalReport(
@@ -219,6 +227,7 @@ def evaluate(
         dev_fraction=DEV_FRACTION,
         limit=limit,
         notes=notes,
+        warnings=warnings,
         items=len(items),
         units=len(verified),
         claims=claims,

@@ -11,8 +11,9 @@ a per-document coin flip put 2 of the 26 books in dev, too few to tune on.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from itertools import chain, zip_longest
 
 from veritrail_graphrag.evaluation.items import BenchmarkItem
 
@@ -45,3 +46,18 @@ def select(items: Iterable[BenchmarkItem], split: Split, seed: str = SPLIT_SEED)
     splits = assign_splits((item.document_id for item in pool), seed)
     chosen = [item for item in pool if splits[item.document_id] is split]
     return sorted(chosen, key=lambda item: _key(seed, item.id))
+
+
+def has_unsupported(item: BenchmarkItem) -> bool:
+    """Whether an item holds an unsupported unit: an inconsistent summary, a planted error."""
+    return item.supported is False or any(claim.supported is False for claim in item.claims)
+
+
+def balanced(items: Sequence[BenchmarkItem], limit: int) -> list[BenchmarkItem]:
+    """`limit` items taken in turn from the items with an unsupported unit and from the others, each
+    in the split's order, so that `--limit N` scores both classes; when one class runs out, the
+    other fills the slice."""
+    unsupported = [item for item in items if has_unsupported(item)]
+    supported = [item for item in items if not has_unsupported(item)]
+    alternating = chain.from_iterable(zip_longest(unsupported, supported))
+    return [item for item in alternating if item is not None][:limit]
