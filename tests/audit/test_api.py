@@ -62,13 +62,13 @@ def test_verify_takes_a_dag_file_or_object_and_claims_as_texts(tmp_path: Path) -
     with pytest.raises(UsageError, match="out=PATH"):
         v.verify(dag, ["The ferry was paid for by a grant from the county town."])
     out = tmp_path / "r.json"
-    report = v.verify(dag, ["The ferry was paid for by a grant from the county town."], out=out)
+    report = v.verify(dag, ["An iron bridge replaced the ferry in 1915."], out=out)
     assert [r.claim.id for r in report.results] == ["claim-1"] and out.is_file()
     assert report.results[0].verdict is v.Verdict.NOT_FULLY_SUPPORTED
 
     copied = tmp_path / "dag.json"
     copied.write_bytes(DAG_FILE.read_bytes())
-    from_file = v.verify(copied, ["The ferry was paid for by a grant from the county town."])
+    from_file = v.verify(copied, ["An iron bridge replaced the ferry in 1915."])
     assert (tmp_path / "dag.report.json").is_file()
     assert from_file.results[0].verdict == report.results[0].verdict
 
@@ -115,7 +115,9 @@ def test_every_public_reader_and_writer_takes_a_str_path(tmp_path: Path, audited
     report.save(str(tmp_path / "alone.json"))
     assert AuditReport.load(str(tmp_path / "alone.json")).summary == report.summary
     assert len(read_index(str(SAMPLES / "graphrag-christmas-carol"))) > 100
-    run = QueryRun.load(str(SAMPLES / "graphrag-christmas-carol" / "output" / "veritrail" / "queries" / "handwritten-1"))
+    run = QueryRun.load(
+        str(SAMPLES / "graphrag-christmas-carol" / "output" / "veritrail" / "queries" / "handwritten-1")
+    )
     assert run.method == "global"
     with SummaryLog(str(tmp_path / "run.jsonl")) as log:
         log.source("c", "A text.")

@@ -15,6 +15,7 @@ from scripted import ScriptedVerifier
 from veritrail_graphrag import Claim, Verdict, VeriTrail
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, read_index
 from veritrail_graphrag.adapters.summaries import load_summary_run
+from veritrail_graphrag.audit import audit
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 
@@ -44,3 +45,24 @@ def test_planted_error_is_blamed_on_its_stage(load, phrase: str, stage: int) -> 
     result = VeriTrail(ScriptedVerifier(phrase)).verify(dag, Claim(id="planted", text=sentence.text))
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
     assert result.error_stages == [stage]
+
+
+@pytest.mark.parametrize(
+    ("sample", "planted"),
+    [
+        ("graphrag-christmas-carol", {"surgeon": 4, "orphanage": 6}),
+        ("hierarchical-christmas-carol/summary-log.jsonl", {"half a crown": 2, "twenty years": 3}),
+    ],
+)
+def test_the_default_verifier_flags_the_plants_at_their_stage_and_no_true_claim(
+    tmp_path: Path, sample: str, planted: dict[str, int]
+) -> None:
+    """What a new user sees first (README command 1, and the hierarchical sample), with the
+    default offline verifier."""
+    report = audit(SAMPLES / sample, out=tmp_path)
+    assert report.verifier == "facts"
+    flagged = {r.claim.text: r.error_stages for r in report.results if r.verdict is Verdict.NOT_FULLY_SUPPORTED}
+    expected = {next(t for t in flagged if phrase in t): [stage] for phrase, stage in planted.items()}
+    assert flagged == expected
+    plants = [r for r in report.results if any(phrase in r.claim.text for phrase in planted)]
+    assert all(r.gaps for r in plants)  # each names what it could not find

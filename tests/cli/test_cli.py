@@ -19,9 +19,20 @@ SAMPLE = ROOT / "sample_runs" / "handwritten-hierarchical" / "dag.json"
 runner = CliRunner()
 
 
-def test_sample_audit_flags_the_planted_claim_at_stage_3(tmp_path: Path) -> None:
+def test_default_verifier_flags_no_true_claim_and_says_its_verdicts_are_an_estimate(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     result = runner.invoke(cli.app, ["verify", str(SAMPLE), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["verifier"] == "facts" and "estimate" in report["verifier_note"]
+    true_claims = [r for r in report["results"] if "grant" not in r["claim"]["text"]]
+    assert len(true_claims) == 4 and all(r["verdict"] == Verdict.FULLY_SUPPORTED for r in true_claims)
+    assert "Verifier facts: offline verdicts are an estimate" in " ".join(result.output.split())
+
+
+def test_lexical_flags_the_planted_claim_at_stage_3(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = runner.invoke(cli.app, ["verify", str(SAMPLE), "--out", str(out), "--verifier", "lexical"])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     by_text = {r["claim"]["text"]: r for r in report["results"]}

@@ -50,7 +50,8 @@ def test_an_altered_community_report_moves_the_report_stage_beyond_noise(
 ) -> None:
     original, altered = two_versions
     result = runner.invoke(
-        cli.app, ["compare", str(original.parent), str(altered), "--labels", "as indexed,altered", "--out", str(tmp_path)]
+        cli.app,
+        ["compare", str(original.parent), str(altered), "--labels", "as indexed,altered", "--out", str(tmp_path)],
     )
     assert result.exit_code == 0, result.output
     comparison = json.loads((tmp_path / "compare.json").read_text())
@@ -76,7 +77,8 @@ def test_groups_pool_runs_and_a_different_judge_is_a_loud_warning(
     judged_otherwise = tmp_path / "other" / "report.json"
     judged_otherwise.parent.mkdir()
     data = json.loads(altered.read_text())
-    data["verifier_settings"] = {"lexical": {**data["verifier_settings"]["lexical"], "threshold": 0.99}}
+    [(name, settings)] = data["verifier_settings"].items()
+    data["verifier_settings"] = {name: {**settings, "threshold": 0.99}}
     judged_otherwise.write_text(json.dumps(data))
     result = runner.invoke(
         cli.app,
@@ -86,9 +88,7 @@ def test_groups_pool_runs_and_a_different_judge_is_a_loud_warning(
     comparison = json.loads((tmp_path / "out" / "compare.json").read_text())
     assert [a["label"] for a in comparison["audits"]] == ["other", "both"]  # positional audits, then groups
     pooled = comparison["audits"][1]
-    assert pooled["claims"] == sum(
-        len(json.loads(p.read_text())["results"]) for p in (original, altered)
-    )
+    assert pooled["claims"] == sum(len(json.loads(p.read_text())["results"]) for p in (original, altered))
     assert comparison["warnings"] and "different verifiers or settings" in comparison["warnings"][0]
     assert "Warning:" in (tmp_path / "out" / "compare.md").read_text()
     assert "different verifiers or settings" in result.output.replace("\n", " ")
@@ -135,4 +135,4 @@ def test_an_80_column_terminal_folds_no_word_into_letters(tmp_path: Path, two_ve
     text = screen.export_text()
     assert max(map(len, text.splitlines())) <= 80
     words = set(text.split())
-    assert {"lexical", "verifier", "claims", "no"} <= words and "calls" in words  # whole, one per line
+    assert {"facts", "verifier", "claims", "no"} <= words and "calls" in words  # whole, one per line

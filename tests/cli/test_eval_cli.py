@@ -37,13 +37,13 @@ def test_eval_summedits_limit_20_end_to_end(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "macro F1" in result.output and "Reports:" in result.output and "Cost per claim" in result.output
-    report = EvalReport.model_validate_json((tmp_path / "summedits-test-lexical-limit20.json").read_text())
+    report = EvalReport.model_validate_json((tmp_path / "summedits-test-facts-limit20.json").read_text())
     assert report.items == 20 and report.units == 20 and report.split == "test" and report.errors == 0
-    assert [s.name for s in report.systems] == ["lexical", "always Fully Supported", "token overlap"]
+    assert [s.name for s in report.systems] == ["facts", "always Fully Supported", "token overlap"]
     assert report.systems[0].overall.auroc is not None
     assert report.cost.calls_per_claim > 0 and report.cost.tokens is None
-    assert report.command.startswith("veritrail eval summedits --verifier lexical --split test --limit 20")
-    markdown = (tmp_path / "summedits-test-lexical-limit20.md").read_text()
+    assert report.command.startswith("veritrail eval summedits --verifier facts --split test --limit 20")
+    markdown = (tmp_path / "summedits-test-facts-limit20.md").read_text()
     assert markdown.startswith("# `veritrail eval summedits`: test split")
     assert not list(tmp_path.glob(".*.tmp"))
 

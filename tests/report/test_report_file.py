@@ -60,7 +60,9 @@ def test_every_text_is_stored_once_and_claims_hold_ids(audited_sample: AuditedSa
     raw = (audited_sample.folder / "report.json").read_bytes()
     data = json.loads(raw)
     assert data["report_version"] == 2 and b"\n" not in raw.strip()
-    assert len(raw) < 100_000  # issue 10's target for the sample (1.02 MB in version 1)
+    # issue 10's target for the sample was 100 KB (1.02 MB in version 1); the facts verifier traces
+    # the five true claims down to the source, where lexical stopped early on them: 103 KB
+    assert len(raw) < 110_000
     assert data["dag_fingerprint"] == audited_sample.dag.fingerprint()
     assert data["sentence_texts"] == "evidence.parquet" and "sentences" not in data
     nodes = pd.DataFrame(data["nodes"]).set_index("node_id")
@@ -225,7 +227,9 @@ def test_evidence_parquet_is_written_in_row_groups(
     monkeypatch.setattr(report_tables, "CLAIMS_PER_ROW_GROUP", 2)
     path = tmp_path / "evidence.parquet"
     with path.open("wb") as out:
-        report_tables.write_parquet(report_tables.evidence_batches(audited_sample.report), report_tables.EVIDENCE_SCHEMA, out)
+        report_tables.write_parquet(
+            report_tables.evidence_batches(audited_sample.report), report_tables.EVIDENCE_SCHEMA, out
+        )
     assert pq.ParquetFile(path).num_row_groups == 4  # 7 claims
     assert pq.read_table(path).equals(pq.read_table(audited_sample.folder / "evidence.parquet"))
 
@@ -233,7 +237,11 @@ def test_evidence_parquet_is_written_in_row_groups(
 def test_markdown_is_capped(audited_sample: AuditedSample) -> None:
     capped = render_markdown(audited_sample.report, limit=1)
     assert capped.count("\n### ") == 1 and "report.html" in capped
-    assert render_markdown(audited_sample.report).count("\n### ") == 4
+    flagged = [r for r in audited_sample.report.results if r.verdict is not Verdict.FULLY_SUPPORTED]
+    assert len(flagged) >= 2 and render_markdown(audited_sample.report).count("\n### ") == len(flagged)
+    markdown = render_markdown(audited_sample.report)
+    assert "- Without support in its evidence: **London** (the name 'London' is not in the evidence)" in markdown
+    assert "> Note: offline verdicts are an estimate" in markdown
 
 
 def test_the_terminal_lists_the_flagged_claims_first_when_they_do_not_all_fit(audited_sample: AuditedSample) -> None:

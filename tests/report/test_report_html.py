@@ -78,7 +78,9 @@ def _open(browser: Any, page_path: Path) -> tuple[Any, list[str]]:
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.route(re.compile(r"^(?!file:).*"), lambda route: (errors.append(f"network: {route.request.url}"), route.abort()))
+    page.route(
+        re.compile(r"^(?!file:).*"), lambda route: (errors.append(f"network: {route.request.url}"), route.abort())
+    )
     page.goto(page_path.as_uri())
     page.wait_for_selector("body[data-ready=true]")
     return page, errors
@@ -121,6 +123,10 @@ def test_the_sample_report_filters_searches_and_draws_trails(
     stages = card.locator(".node .stage").all_text_contents()
     assert "stage 5" in stages and "stage 4" in stages  # through the map answers to the planted report
     assert card.locator(".node[data-node='report:45']").count() > 0
+    gaps = card.locator(".claim mark.gap")  # the claim's words its evidence does not support
+    assert set(gaps.all_text_contents()) == {g.text for g in result.gaps} and "London" in gaps.all_text_contents()
+    assert gaps.first.get_attribute("title")
+    assert "estimate" in page.text_content("main")  # the verifier's own note, beside its verdicts
 
     screenshot = tmp_path_factory.mktemp("report-html") / "sample-report.png"
     page.screenshot(path=str(screenshot), full_page=True)

@@ -65,7 +65,7 @@ class SourceOptions(Options):
 class VerifierOptions(Options):
     """Which verifier, and the model settings of the LLM verifier (None: from the settings files)."""
 
-    verifier: str = Field("lexical", description=f"One of: {', '.join(VERIFIERS)} (lexical needs no model).")
+    verifier: str = Field("facts", description=f"One of: {', '.join(VERIFIERS)} (facts and lexical need no model).")
     model: str | None = Field(None, description="LLM: model or Azure deployment (default: settings).")
     base_url: str | None = Field(None, description="LLM: OpenAI-compatible base URL or Azure endpoint.")
     provider: str | None = Field(None, description="LLM: openai (any compatible server) or azure.")

@@ -27,6 +27,7 @@ from veritrail_graphrag.report.markdown import MD_LIMIT
 from veritrail_graphrag.report.model import AuditReport, ClaimFailure, SkippedSentence, summarize
 from veritrail_graphrag.report.outputs import write_outputs
 from veritrail_graphrag.report.records import NodeInfo, touched_nodes
+from veritrail_graphrag.verifiers.base import Estimates
 from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
 
 
@@ -104,6 +105,7 @@ async def run_audit(
             terminals=terminals,
             verifier=verifier_name,
             verifier_settings=verifier_settings(engine.verifier, after_run=True),
+            verifier_note=engine.verifier.estimate_note if isinstance(engine.verifier, Estimates) else "",
             config=engine.config,
             dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
             summary=summarize(results, len(dag), failed=len(failures)),

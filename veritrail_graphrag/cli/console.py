@@ -178,6 +178,8 @@ def print_audit(
     flagged = report.summary.verdicts.get(Verdict.NOT_FULLY_SUPPORTED.value, 0)
     several = " (a claim can name several stages)" if sum(report.summary.error_stages.values()) > flagged else ""
     stdout.print(f"{counts}." + (f" Error stages: {stages}{several}." if stages else ""), highlight=False)
+    if report.verifier_note:
+        stdout.print(f"Verifier {report.verifier}: {report.verifier_note}", highlight=False, soft_wrap=True)
     if report.usage is not None:
         total = report.usage.total
         cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.engine.trail import ClaimResult
-from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.models import SupportGap, Verdict
 from veritrail_graphrag.report.citation_accuracy import CitationSummary
 from veritrail_graphrag.report.model import (
     HEADING_REASON,
@@ -33,7 +33,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
         "",
         f"Terminal(s) {terminals}, verifier `{report.verifier}`, q={report.config.q}, {report.created}.",
         "",
-        *(f"> Note: {note}\n" for note in report.dag_metadata.get("notes", [])),
+        *(f"> Note: {note}\n" for note in [report.verifier_note, *report.dag_metadata.get("notes", [])] if note),
         "| verdict | claims |",
         "|---|---|",
         *(f"| {v} | {n} |" for v, n in s.verdicts.items()),
@@ -72,6 +72,8 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
             f"- Interim verdicts: {', '.join(v.value for v in r.interim_verdicts)}",
             f"- Reasoning: {r.reasoning}",
         ]
+        if r.gaps:
+            lines.append("- Without support in its evidence: " + "; ".join(_gap_text(g) for g in r.gaps))
         if r.citations is not None:
             lines.append(f"- Citations: {_cited_cell(r.citations)}")
         for it in r.iterations:
@@ -92,6 +94,10 @@ def skipped_lines(skipped: list[SkippedSentence]) -> list[str]:
     if structure:
         lines.append(f"- and {len(structure)} heading(s) and table row(s): structure, not claims")
     return [*lines, ""]
+
+
+def _gap_text(gap: SupportGap) -> str:
+    return f"**{gap.text}**" + ("" if gap.why == "not in the evidence" else f" ({gap.why})")
 
 
 def _percent(rate: float | None) -> str:

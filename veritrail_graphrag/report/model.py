@@ -101,6 +101,7 @@ class AuditReport(BaseModel):
     terminals: list[str]
     verifier: str
     verifier_settings: dict[str, Any] = Field(default_factory=dict, description="what decides its answers")
+    verifier_note: str = Field(default="", description="what the verifier's verdicts are worth, in its own words")
     config: TrailConfig
     dag_metadata: dict[str, Any] = Field(default_factory=dict)
     summary: Summary
@@ -148,8 +149,12 @@ class AuditReport(BaseModel):
             if texts_in is None:
                 for it in result.iterations:
                     sentences.update((sentence_ref(s, row_of), s.text) for s in (*it.evidence, *it.context))
-            out.write((b"," if number else b"") + escape(to_record(result, batches=self.full_trail, number=row_of).dump()))
-        tables = b'],"sentences":' + to_json(sentences) if texts_in is None else b'],"sentence_texts":' + to_json(texts_in)
+            out.write(
+                (b"," if number else b"") + escape(to_record(result, batches=self.full_trail, number=row_of).dump())
+            )
+        tables = (
+            b'],"sentences":' + to_json(sentences) if texts_in is None else b'],"sentence_texts":' + to_json(texts_in)
+        )
         out.write(escape(tables + b',"nodes":' + to_json(node_columns(self.nodes)) + b"}"))
 
     @classmethod
@@ -296,5 +301,3 @@ def stages_text(result: ClaimResult) -> str:
     if result.error_stages is None:
         return "unknown"
     return ", ".join(map(str, result.error_stages))
-
-

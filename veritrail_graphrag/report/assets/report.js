@@ -227,6 +227,22 @@
       text: "Cites: " + parts.join(", ") + (c.incomplete ? " (+more)" : "") });
   }
 
+  function claimText(r) {
+    // The claim, with the words its evidence does not support marked (hover for why).
+    const last = r.iterations.length ? r.iterations[r.iterations.length - 1] : null;
+    const gaps = [...(r.gaps ?? (last && last.gaps) ?? [])].sort((a, b) => a.start - b.start);
+    const node = el("div", { class: "claim" });
+    let at = 0;
+    for (const gap of gaps) {
+      if (gap.start < at || gap.end > r.claim.text.length) continue;
+      node.append(r.claim.text.slice(at, gap.start),
+        el("mark", { class: "gap", title: gap.why, text: r.claim.text.slice(gap.start, gap.end) }));
+      at = gap.end;
+    }
+    node.append(r.claim.text.slice(at));
+    return node;
+  }
+
   function card(r) {
     const cls = VERDICT_CLASS[r.verdict] || "inc";
     const stages = stageText(r);
@@ -236,7 +252,7 @@
       el("header", {}, badge(r.verdict), stages ? el("span", { class: "t-nfs", text: "error stage " + stages }) : null,
         el("span", { class: "muted", text: r.terminal }),
         el("a", { class: "anchor", href: "#claim-" + encodeURIComponent(r.claim.id), text: "#" + r.claim.id })),
-      el("div", { class: "claim", text: r.claim.text }),
+      claimText(r),
       r.error_note ? el("div", { class: "muted", text: r.error_note }) : null,
       el("div", { class: "reasoning", text: r.reasoning }),
       el("div", { class: "muted", text: "Interim verdicts: " + r.iterations.map((it) => it.verdict).join(" → ") }),
@@ -322,6 +338,7 @@
   const parts = [
     el("p", { class: "meta", text: `verifier ${report.verifier} · q=${report.config.q} · ${report.created} · ` +
       `veritrail-graphrag ${report.tool_version} · ${report.terminals.length} terminal(s)` }),
+    report.verifier_note ? el("p", { class: "muted", text: `Verifier ${report.verifier}: ${report.verifier_note}` }) : null,
     ...notes, summaryPanel(), report.terminals.length > 1 ? terminalTable() : null, failed,
     el("h2", { id: "claims", text: "Claims" }),
     el("div", { class: "filters" }, filters.verdict, filters.stage, filters.terminal, filters.search, count),
