@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.retry import RetryPolicy, retry_after_seconds
 from veritrail_graphrag.llm.structured import Rung
+from veritrail_graphrag.llm.usage import usage_scope
 from veritrail_graphrag.verifiers.llm.parsing import parse_decomposition
 from veritrail_graphrag.verifiers.llm.prompts import decomposition_prompt
 
@@ -332,4 +334,23 @@ async def test_a_prompt_over_the_input_limit_is_refused_unsent(fake_openai: Fake
         await llm.complete(decomposition_prompt("word " * 2000), parse_decomposition)
     assert fake_openai.count == 0
     assert await llm.complete(PROMPT, parse_decomposition) == EXPECTED
+    await llm.aclose()
+
+
+async def test_retry_lines_name_the_claim_the_call_is_for(
+    fake_openai: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A caller that names no claim_id still gets lines naming it: from the usage key, the
+    attribution scope, or the claim its text was linked to (a decomposition carries only text)."""
+    llm = client(fake_openai, max_attempts=3)
+    llm.ledger.link("The ferry was paid for by the county.", "final#3")
+    fake_openai.schedule([Fault("server_error")])
+    with caplog.at_level(logging.INFO, logger="veritrail_graphrag"):
+        await llm.complete(PROMPT, parse_decomposition, subject="The ferry was paid for by the county.")
+    assert "sub-claim decomposition call for claim 'final#3'" in caplog.text
+    caplog.clear()
+    fake_openai.schedule([Fault("server_error")])
+    with usage_scope("report:45/final#1"), caplog.at_level(logging.INFO, logger="veritrail_graphrag"):
+        await llm.complete(PROMPT, parse_decomposition)
+    assert "for claim 'report:45/final#1'" in caplog.text
     await llm.aclose()

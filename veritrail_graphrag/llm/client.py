@@ -39,7 +39,7 @@ from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
 from veritrail_graphrag.llm.request import Prompt
 from veritrail_graphrag.llm.retry import is_transient, is_unreachable, rejects_logprobs, retry_after_seconds
 from veritrail_graphrag.llm.structured import Rung, RungMemory, rejects_format, response_format_for
-from veritrail_graphrag.llm.usage import RetryReason, UsageLedger, estimate_tokens
+from veritrail_graphrag.llm.usage import RetryReason, UsageLedger, current_usage_key, estimate_tokens
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -224,7 +224,9 @@ class LLMClient:
         `max_tokens` caps this call's answer (one-word answers need a handful)."""
         kind = prompt.kind
         temperature = self.config.temperature if temperature is None else temperature
-        what = f"{kind.label} call" + (f" for claim {claim_id!r}" if claim_id else "")
+        # Retry and failure lines name the claim: given, attributed, or linked to the text asked about.
+        named = claim_id or usage_key or current_usage_key.get() or (self.ledger.key_of(subject) if subject else None)
+        what = f"{kind.label} call" + (f" for claim {named!r}" if named else "")
         payload = self.cache_payload(
             prompt, sample, temperature, self.config.uses_structured_output, logprobs=logprobs, max_tokens=max_tokens
         )

@@ -206,6 +206,11 @@ class UsageLedger:
         with self._lock:
             self._links.setdefault(subject, key)
 
+    def key_of(self, subject: str) -> str | None:
+        """The claim id that `subject` was linked to, if any."""
+        with self._lock:
+            return self._links.get(subject)
+
     def _key(self, record: CallRecord) -> str:
         if record.usage_key:
             return record.usage_key
