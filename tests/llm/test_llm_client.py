@@ -14,7 +14,7 @@ import pytest
 from fake_openai import Cut, FakeOpenAI, Fault
 
 from veritrail_graphrag.errors import LLMError, PromptTooLongError
-from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache, cache_key
+from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache, cache_key, request_payload
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.retry import RetryPolicy, retry_after_seconds
@@ -296,7 +296,7 @@ async def test_sqlite_cache_serves_a_rerun_with_zero_requests(fake_openai: FakeO
 
 def test_cache_key_covers_what_changes_the_answer_and_nothing_else(fake_openai: FakeOpenAI) -> None:
     def key(prompt: Any = PROMPT, sample: int = 0, temperature: float = 0.0, **changes: Any) -> str:
-        return cache_key(client(fake_openai, **changes).cache_payload(prompt, sample, temperature, False))
+        return cache_key(request_payload(client(fake_openai, **changes).config, prompt, sample, temperature, False))
 
     base = key()
     assert key(api_key="other", timeout=1.0, max_attempts=2, concurrency=1, requests_per_minute=5) == base
@@ -308,7 +308,7 @@ def test_cache_key_covers_what_changes_the_answer_and_nothing_else(fake_openai: 
         key(sample=1),
         key(temperature=0.2),
         key(prompt=decomposition_prompt("Something else")),
-        cache_key(client(fake_openai).cache_payload(PROMPT, 0, 0.0, True)),
+        cache_key(request_payload(client(fake_openai).config, PROMPT, 0, 0.0, True)),
     ]
     assert base not in different and len(set(different)) == len(different)
 

@@ -2,7 +2,7 @@
 
 The key is a sha256 of a canonical JSON of everything that changes the answer (endpoint, model,
 messages, response format, temperature, seed, output limit, sample index) and nothing that does
-not (API key, timeouts, retry settings): see `LLMClient.cache_payload`. Only answers that parsed
+not (API key, timeouts, retry settings): see `request_payload`. Only answers that parsed
 are stored, so a malformed answer is asked again next time instead of being replayed forever.
 
 `SQLiteCache` uses WAL mode and a busy timeout, so several processes auditing at once can share
@@ -25,6 +25,8 @@ from pydantic import BaseModel, ValidationError
 
 from veritrail_graphrag.errors import LLMConfigError
 from veritrail_graphrag.llm.completion import TokenLogprobs
+from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.request import Prompt
 
 CACHE_FORMAT = 1
 _SCHEMA = """
@@ -50,6 +52,39 @@ class CachedAnswer(BaseModel):
     output_tokens: int = 0
     estimated: bool = False
     created_at: float
+
+
+def request_payload(
+    config: LLMConfig,
+    prompt: Prompt,
+    sample: int,
+    temperature: float,
+    structured: bool,
+    *,
+    logprobs: int | None = None,
+    max_tokens: int | None = None,
+) -> dict[str, Any]:
+    """Everything that changes the answer, and nothing else (no key, timeout or retry setting).
+
+    `structured` is the configured wish and the payload holds the answer's schema, not the rung
+    the endpoint accepted: the question is the same either way, and a re-run must find the
+    answers of a run that stepped down the ladder.
+    The same holds for `logprobs`. It is left out when not asked for, so that the keys of
+    answers cached before it existed stay valid.
+    """
+    payload = {
+        "endpoint": config.endpoint(),
+        "model": config.model,
+        "messages": [m.model_dump() for m in prompt.messages],
+        "response_format": prompt.answer_schema if structured else None,
+        "temperature": temperature,
+        "seed": config.seed,
+        "max_output_tokens": max_tokens or config.max_output_tokens,
+        "sample": sample,
+    }
+    if logprobs is not None:
+        payload["logprobs"] = logprobs
+    return payload
 
 
 def cache_key(payload: Mapping[str, Any]) -> str:
