@@ -59,7 +59,11 @@ def _reasoning(facts: Facts, p: float, verdict: Verdict) -> str:
     if words:
         parts.append("words not in the evidence: " + ", ".join(f"'{w}'" for w in words))
     covered = f"{facts.covered:.0%} of its terms found"
-    if verdict is Verdict.FULLY_SUPPORTED:
+    if verdict is Verdict.FULLY_SUPPORTED and facts.missing_anchor:
+        lead = (
+            "nothing checkable is contradicted; a name or number is missing from source text that is far from the claim"
+        )
+    elif verdict is Verdict.FULLY_SUPPORTED:
         lead = "its names, numbers and denials are in the evidence"
     elif verdict is Verdict.INCONCLUSIVE and facts.one_word_changed:
         lead = "one word of the claim stands where its evidence has another: a changed fact or a synonym"
