@@ -71,3 +71,16 @@ def test_data_defaults_to_shared_beside_the_checkout(tmp_path: Path, monkeypatch
         resolve_data_dir(None)
     (tmp_path.parent / "shared" / "benchmarks").mkdir(parents=True, exist_ok=True)
     assert resolve_data_dir(None) == Path("..") / "shared" / "benchmarks"
+
+
+@needs_benchmarks
+def test_a_one_class_slice_is_scored_with_a_warning(tmp_path: Path) -> None:
+    """`--limit 1` can hold one class only: the figures are printed, and a warning says they
+    mean nothing; `--limit 2` takes a planted item and an unchanged one."""
+    one = runner.invoke(app, ["eval", "planted", "--limit", "1", "--data", str(BENCHMARKS), "--out", str(tmp_path)])
+    assert one.exit_code == 0, one.output
+    assert "Warning: every unit of this slice is" in " ".join(one.output.split())
+    two = runner.invoke(app, ["eval", "planted", "--limit", "2", "--data", str(BENCHMARKS), "--out", str(tmp_path)])
+    assert two.exit_code == 0, two.output
+    report = EvalReport.model_validate_json((tmp_path / "planted-test-facts-limit2.json").read_text())
+    assert report.warnings == [] and {o.supported for o in report.outcomes} == {True, False}
