@@ -129,19 +129,16 @@ def _run_partners(claim: TextTerms) -> dict[int, set[int]]:
     return partners
 
 
-def _supposed_keys(texts: Sequence[str]) -> tuple[set[str], set[str]]:
+def _supposed_keys(texts: Sequence[str]) -> set[str]:
     """Keys that occur in the evidence only inside conditional clauses ("if I was to stop
-    half-a-crown"), and the keys of everything else."""
+    half-a-crown")."""
     supposed: set[str] = set()
     asserted: set[str] = set()
     for text in texts:
         for sentence in split_sentences(text):
-            clauses = [m.group() for m in _CONDITIONAL.finditer(sentence)]
-            supposed_here = {t.key for clause in clauses for t in analyze(clause).terms}
-            supposed |= supposed_here
-            rest = _CONDITIONAL.sub(" ", sentence)
-            asserted |= {t.key for t in analyze(rest).terms}
-    return supposed - asserted, asserted
+            supposed |= {t.key for clause in _CONDITIONAL.findall(sentence) for t in analyze(clause).terms}
+            asserted |= {t.key for t in analyze(_CONDITIONAL.sub(" ", sentence)).terms}
+    return supposed - asserted
 
 
 def _qualifies_missing(term: Term, absent_at: dict[int, Term]) -> bool:
@@ -226,7 +223,7 @@ def claim_facts(
         found(kind, term, f"the evidence says '{instead}' where the claim says '{term.surface}'")
     for name, word, other in credited_elsewhere(claim, analyzed, assessment):
         found("credited_elsewhere", name, f"the evidence says '{word.surface}' of '{other}', not of '{name.surface}'")
-    supposed, _ = _supposed_keys(evidence_texts)
+    supposed = _supposed_keys(evidence_texts)
     if not _CONDITIONAL.search(claim_text):
         for term in claim.terms:
             if assessment.matched.get(term.key) in supposed and term.kind != "name":
