@@ -44,6 +44,11 @@ def _not_english(text: str) -> bool:
     return foreign >= 2 and foreign > english
 
 
+def _undecided(reason: str) -> VerdictResult:
+    """Inconclusive, with an even score: what the verifier cannot judge it does not lean on."""
+    return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning=reason, score=0.5)
+
+
 def _gaps(findings: Sequence[Finding]) -> list[SupportGap]:
     """One gap per span of the claim, with the most specific reason (findings come most specific
     first, the plain missing words last)."""
@@ -109,18 +114,10 @@ def judge_facts(
     if not texts:
         return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="no evidence to check against", score=0.0)
     if _not_english(claim_text):
-        return VerdictResult(
-            verdict=Verdict.INCONCLUSIVE,
-            reasoning=_NOT_ENGLISH,
-            score=0.5,
-        )
+        return _undecided(_NOT_ENGLISH)
     facts = claim_facts(claim_text, texts, config, read_keys)
     if facts is None:
-        return VerdictResult(
-            verdict=Verdict.INCONCLUSIVE,
-            reasoning="the claim has no names, numbers or content words to check",
-            score=0.5,
-        )
+        return _undecided("the claim has no names, numbers or content words to check")
     p = model.probability(facts.values)
     verdict = decide(facts, model, from_source)
     gaps = [] if verdict is Verdict.FULLY_SUPPORTED else _gaps(facts.findings)
@@ -132,7 +129,7 @@ def judge_without_evidence(claim_text: str) -> VerdictResult:
     checkable fact (a name, a number: the nodes checked would have had it), Inconclusive when it
     is interpretation only, or a language the verifier does not read."""
     if _not_english(claim_text):
-        return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning=_NOT_ENGLISH, score=0.5)
+        return _undecided(_NOT_ENGLISH)
     terms = analyze(claim_text)
     anchors = [t for t in terms.terms if t.kind in ("name", "number")]
     if anchors:
@@ -149,8 +146,4 @@ def judge_without_evidence(claim_text: str) -> VerdictResult:
             score=0.0,
             gaps=gaps,
         )
-    return VerdictResult(
-        verdict=Verdict.INCONCLUSIVE,
-        reasoning="it names no person, place or number to check: interpretation a reviewer can judge",
-        score=0.5,
-    )
+    return _undecided("it names no person, place or number to check: interpretation a reviewer can judge")
