@@ -337,7 +337,7 @@ def test_query_command_captures_and_audits(project: Project) -> None:
     result = CliRunner().invoke(cli.app, ["query", str(project.root), "--query", QUESTION])
     assert result.exit_code == 0, result.output
     assert project.script.REDUCE_ANSWER.split()[0] in result.output
-    runs = sorted((project.root / "output" / "veritrail" / "queries").iterdir())
+    runs = sorted((project.root / "veritrail" / "queries").iterdir())
     latest = max(runs, key=lambda p: QueryRun.load(p).created)
     report = json.loads((latest / "report.json").read_text())
     planted = next(r for r in report["results"] if r["claim"]["text"] == PLANTED)

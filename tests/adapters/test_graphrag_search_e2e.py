@@ -231,7 +231,7 @@ def test_follow_ups_proposing_each_other_are_wired_from_the_first_proposer(proje
 
 
 def latest_run(root: Path) -> Path:
-    folders = [p for p in (root / "output" / "veritrail" / "queries").iterdir() if (p / "query_run.json").is_file()]
+    folders = [p for p in (root / "veritrail" / "queries").iterdir() if (p / "query_run.json").is_file()]
     return max(folders, key=lambda p: QueryRun.load(p).created)
 
 
@@ -283,7 +283,7 @@ def test_answer_file_is_traced_through_what_it_cites(project: Path, tmp_path: Pa
     result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--method", "local"])
     assert result.exit_code == 0, result.output
     assert "could not be recovered" in " ".join(result.output.split())
-    [folder] = (project / "output" / "veritrail" / "answers").glob("answer-*")
+    [folder] = (project / "veritrail" / "answers").glob("answer-*")
     report = json.loads((folder / "report.json").read_text())
     assert any("could not be recovered" in note for note in report["dag_metadata"]["notes"])
     assert "could not be recovered" in (folder / "report.md").read_text()
@@ -324,7 +324,7 @@ def test_update_folders_are_indexes_with_their_own_audits(project: Path, tmp_pat
     result = runner.invoke(cli.app, ["audit-index", str(previous)])
     assert result.exit_code == 0, result.output
     assert (previous / "veritrail" / "index-audit" / "report.json").is_file()
-    assert not (root / "output" / "veritrail" / "index-audit").exists()
+    assert not (root / "veritrail" / "index-audit").exists()
     result = runner.invoke(cli.app, ["audit", str(previous), "--query-run", asked_before.run_id])
     assert result.exit_code == 0, result.output
     assert (previous / "veritrail" / "queries" / asked_before.run_id / "report.json").is_file()

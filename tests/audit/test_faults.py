@@ -27,17 +27,25 @@ from typer.testing import CliRunner
 import veritrail_graphrag.cli as cli
 
 pytest_plugins = ["fake_openai"]
-RUN = Path("output") / "veritrail" / "queries" / "handwritten-1"
+
+
+def run_folder(root: Path) -> Path:
+    """Where the sample run's audit goes: the project's veritrail/ when a test made the copy a
+    project (an LLM endpoint in settings.yaml), else beside the tables, where the run was saved."""
+    base = root if (root / "settings.yaml").is_file() else root / "output"
+    return base / "veritrail" / "queries" / "handwritten-1"
+
+
 runner = CliRunner()
 
 
 def results(root: Path) -> list[tuple[str, str]]:
-    report = json.loads((root / RUN / "report.json").read_text())
+    report = json.loads((run_folder(root) / "report.json").read_text())
     return [(r["claim"]["text"], r["verdict"]) for r in report["results"]]
 
 
 def checkpoint_lines(root: Path) -> int:
-    return sum(len(path.read_text().splitlines()) for path in (root / RUN).glob(".report.json.*.partial.jsonl"))
+    return sum(len(path.read_text().splitlines()) for path in run_folder(root).glob(".report.json.*.partial.jsonl"))
 
 
 def test_second_audit_stops_and_restarts_report_as_if_run_alone(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
@@ -71,11 +79,11 @@ def test_second_audit_stops_and_restarts_report_as_if_run_alone(tmp_path: Path, 
     second = runner.invoke(cli.app, [*lexical, str(project)])
     assert second.exit_code == 2, second.output
     assert first.poll() is None, "the first audit finished before the second one was refused"
-    assert f"pid {first.pid}" in second.output and str(project / RUN) in second.output
+    assert f"pid {first.pid}" in second.output and str(run_folder(project)) in second.output
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
     before_restarts = fake_openai.count
-    assert not (project / RUN / "report.json").exists()
+    assert not (run_folder(project) / "report.json").exists()
 
     fake_openai.latency = 0.0
     assert runner.invoke(cli.app, [*lexical, str(project)]).exit_code == 0
@@ -83,7 +91,7 @@ def test_second_audit_stops_and_restarts_report_as_if_run_alone(tmp_path: Path, 
     restarted = runner.invoke(cli.app, [*llm, str(project)])
     assert restarted.exit_code == 0, restarted.output
     assert results(project) == results(alone_llm)
-    assert json.loads((project / RUN / "report.json").read_text())["resumed_claims"] >= 2
+    assert json.loads((run_folder(project) / "report.json").read_text())["resumed_claims"] >= 2
     restart_requests = fake_openai.count - before_restarts
     # Finished claims and cached answers are not asked again: only the rest of the work is paid for.
     assert restart_requests < full_run_requests
@@ -93,25 +101,25 @@ def test_second_audit_stops_and_restarts_report_as_if_run_alone(tmp_path: Path, 
 
 def test_report_path_that_is_a_folder_exits_5_and_keeps_the_checkpoint(tmp_path: Path) -> None:
     project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
-    (project / RUN / "report.md").mkdir()
+    (run_folder(project) / "report.md").mkdir()
     failed = runner.invoke(cli.app, ["audit", str(project)])
     assert failed.exit_code == 5, failed.output
-    assert str(project / RUN / "report.md") in failed.output and "Is a directory" in failed.output
+    assert str(run_folder(project) / "report.md") in failed.output and "Is a directory" in failed.output
     assert "Traceback" not in failed.output
-    assert not (project / RUN / "report.json").exists()  # never one of the pair without the other
+    assert not (run_folder(project) / "report.json").exists()  # never one of the pair without the other
     assert checkpoint_lines(project) > 1
 
-    (project / RUN / "report.md").rmdir()
+    (run_folder(project) / "report.md").rmdir()
     again = runner.invoke(cli.app, ["audit", str(project)])
     assert again.exit_code == 0, again.output
-    report = json.loads((project / RUN / "report.json").read_text())
+    report = json.loads((run_folder(project) / "report.json").read_text())
     assert report["resumed_claims"] == len(report["results"]) > 0
 
 
 def test_a_full_disk_leaves_the_previous_report_pair_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
     assert runner.invoke(cli.app, ["audit", str(project)]).exit_code == 0
-    before = {name: (project / RUN / name).read_bytes() for name in ("report.json", "report.md")}
+    before = {name: (run_folder(project) / name).read_bytes() for name in ("report.json", "report.md")}
     sync = os.fsync
 
     def full_disk_for_markdown(fd: int) -> None:
@@ -122,9 +130,9 @@ def test_a_full_disk_leaves_the_previous_report_pair_whole(tmp_path: Path, monke
     monkeypatch.setattr(os, "fsync", full_disk_for_markdown)
     failed = runner.invoke(cli.app, ["audit", str(project), "--q", "2"])
     assert failed.exit_code == 5, failed.output
-    assert "No space left on device" in failed.output and str(project / RUN / "report.md") in failed.output
-    assert {name: (project / RUN / name).read_bytes() for name in before} == before
-    assert not list((project / RUN).glob(".*.tmp"))
+    assert "No space left on device" in failed.output and str(run_folder(project) / "report.md") in failed.output
+    assert {name: (run_folder(project) / name).read_bytes() for name in before} == before
+    assert not list(run_folder(project).glob(".*.tmp"))
     assert checkpoint_lines(project) > 1
 
 
@@ -185,7 +193,7 @@ def test_every_adapter_refuses_a_field_of_the_wrong_type(tmp_path: Path) -> None
     assert result.exit_code == 2 and str(book) in result.output and "should be a non-empty list" in result.output
 
     project = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
-    run = project / RUN / "query_run.json"
+    run = run_folder(project) / "query_run.json"
     data = json.loads(run.read_text())
     data["batches"][0]["report_ids"] = ",".join(map(str, data["batches"][0]["report_ids"]))
     run.write_text(json.dumps(data))
@@ -219,12 +227,12 @@ def test_a_key_refused_mid_audit_exits_4_and_keeps_what_was_verified(tmp_path: P
     assert result.exit_code == 4, result.output
     assert f"{fake_openai.url} (model 'test-model') refused" in " ".join(result.output.split())
     assert "check the API key" in result.output
-    assert checkpoint_lines(project) > 1 and not (project / RUN / "report.json").exists()
+    assert checkpoint_lines(project) > 1 and not (run_folder(project) / "report.json").exists()
 
     fake_openai.reset()  # the key works again
     resumed = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--concurrency", "1"])
     assert resumed.exit_code == 0, resumed.output
-    assert json.loads((project / RUN / "report.json").read_text())["resumed_claims"] >= 1
+    assert json.loads((run_folder(project) / "report.json").read_text())["resumed_claims"] >= 1
 
 
 def test_retries_are_shown_while_they_wait(tmp_path: Path, fake_openai: FakeOpenAI) -> None:

@@ -40,7 +40,7 @@ def project(tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyP
 
 
 def _report(root: Path) -> dict:
-    return json.loads((root / "output" / "veritrail" / "queries" / "handwritten-1" / "report.json").read_text())
+    return json.loads((root / "veritrail" / "queries" / "handwritten-1" / "report.json").read_text())
 
 
 def test_llm_audit_uses_the_project_model_and_reruns_for_free(project: Path, fake_openai: FakeOpenAI) -> None:

@@ -145,7 +145,7 @@ async def aaudit_index(
 ) -> AuditReport:
     """Audit a GraphRAG index itself, as `veritrail audit-index` does: the `reports` highest-ranked
     community reports (None: all of them), or the given `communities`, each traced through the
-    descriptions to the text units. Writes to `output/veritrail/index-audit/` for the default
+    descriptions to the text units. Writes to the project's `veritrail/index-audit/` for the default
     selection, to a folder named after any other (`index-audit-all`, `index-audit-top-20`,
     `index-audit-communities-45-48`), or to `out`."""
     checked = AuditOptions.of(options)

@@ -2,7 +2,7 @@
 
 `veritrail audit PATH` accepts a GraphRAG project (or its output folder), a veritrail DAG JSON, a
 summary log or a BooookScore file. Reports are written next to the run's own artifacts: in the
-query run's folder, under `output/veritrail/` for GraphRAG, or beside the file otherwise.
+query run's folder, under the project's `veritrail/` for GraphRAG, or beside the file otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from veritrail_graphrag.adapters.graphrag.layout import (
     DEFAULT_REPORTS,
     answer_dir,
     index_audit_folder,
+    legacy_veritrail_dir,
     queries_dir,
     saved_runs_dirs,
     veritrail_dir,
@@ -108,6 +109,17 @@ def _named_run(path: Path, name: str) -> SavedRun:
     raise AdapterError(f"no query run {name!r} (known: {known})", file=queries_dir(path))
 
 
+def _move_note(path: Path) -> list[str]:
+    old = legacy_veritrail_dir(path)
+    if old is None or not any(old.rglob("*.parquet")):
+        return []
+    new = veritrail_dir(path)
+    return [
+        f"{old} holds parquet tables an older veritrail wrote, which make `graphrag update` fail (it copies "
+        f"every parquet file under output/); veritrail now writes to {new}: move it with `mv {old} {new}`"
+    ]
+
+
 def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> AuditTarget:
     """A saved query run (default: the latest), or an answer file (+ map-answer files) to trace.
 
@@ -144,6 +156,7 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
                 file=path,
             )
         chosen = runs[-1]
+    warnings += _move_note(path)
     dag = add_query_run(index, chosen.run)
     # A run saved beside the project's index and audited against an update folder's index gets its
     # reports in that index's own queries folder, so the two audits never overwrite each other.
@@ -173,7 +186,7 @@ def graphrag_index_target(
         raise AdapterError(
             f"report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}", file=path
         )
-    notes = [f"{len(chosen)} of {len(all_reports)} community reports audited"]
+    notes = [f"{len(chosen)} of {len(all_reports)} community reports audited", *_move_note(path)]
     out_dir = veritrail_dir(path) / index_audit_folder(reports, communities)
     citations = sentence_citations(dag, chosen)
     return AuditTarget(dag, chosen, out_dir, str(path), None, notes, locate(path).project_root or path, citations)

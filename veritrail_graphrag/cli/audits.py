@@ -154,7 +154,7 @@ def audit_index(
     flags: AuditFlags,
 ) -> None:
     """Audit the index itself: community reports traced through descriptions to the text units.
-    Each selection has its own folder under output/veritrail/ (index-audit for the default)."""
+    Each selection has its own folder under the project's veritrail/ (index-audit for the default)."""
     if community and (all_reports or reports is not None):
         raise UsageError("give --community, or --reports/--all, not both")
     chosen = list(dict.fromkeys(community)) if community else None

@@ -2,7 +2,7 @@
 
 A path is a report file or a folder holding one (a query run's folder, an index audit's
 `index-audit` folder, a summary audit's `.veritrail` folder, or a GraphRAG project whose
-`output/veritrail` holds exactly one report). Reports are read by the report's own reader, claims
+`veritrail/` folder holds exactly one report). Reports are read by the report's own reader, claims
 kept as stored records, so a big index audit is checked in full without rebuilding its texts.
 """
 
@@ -125,7 +125,7 @@ def load_audit(path: Path, label: str | None = None) -> Audit:
 
 
 def _default_label(report: Path) -> str:
-    """The folder that tells audits apart: above `output/veritrail/...`, or the report's own folder."""
+    """The folder that tells audits apart: above `veritrail/` (and `output/`), or the report's own folder."""
     parts = report.parent.parts
     if "veritrail" in parts:
         above = parts[: parts.index("veritrail")]

@@ -192,14 +192,27 @@ def is_update_folder(directory: Path) -> bool:
 
 
 def veritrail_dir(path: str | Path) -> Path:
-    """`<output>/veritrail`: our folder beside GraphRAG's own artifacts, wherever settings put them.
-    An update folder (`update_output/<timestamp>/previous` or `delta`) gets its own, so auditing
-    the index before an update never overwrites the audits of the index after it."""
+    """`<project>/veritrail`: our folder beside GraphRAG's own `output/`, `cache/` and `logs/`, never
+    inside `output/`: `graphrag update` copies every parquet file under `output/` (subfolders too)
+    as an index table, and fails on ours. Without a project (a folder of tables alone, which no
+    update can run on) it is `<tables>/veritrail`. An update folder (`update_output/<timestamp>/
+    previous` or `delta`) gets its own, so auditing the index before an update never overwrites
+    the audits of the index after it."""
     layout = locate(Path(path))
     if is_update_folder(layout.directory):
         return layout.directory / "veritrail"
-    output = layout.project_root / "output" if layout.project_root else layout.directory
-    return output / "veritrail"
+    return (layout.project_root or layout.directory) / "veritrail"
+
+
+def legacy_veritrail_dir(path: str | Path) -> Path | None:
+    """A project's `output/veritrail`, where veritrail 0.x wrote: its query runs are still read
+    (their audits now go to `veritrail_dir`); its parquet tables make `graphrag update` fail, so
+    the user is told to move it (nothing is moved behind their back)."""
+    layout = locate(Path(path))
+    if layout.project_root is None or is_update_folder(layout.directory):
+        return None
+    old = layout.directory / "veritrail"
+    return old if old.is_dir() and old != veritrail_dir(path) else None
 
 
 DEFAULT_REPORTS = 10
@@ -229,12 +242,14 @@ def queries_dir(path: str | Path) -> Path:
 
 def saved_runs_dirs(path: str | Path) -> list[Path]:
     """Where the query runs of an index are saved: its own queries folder and, for an update
-    folder, the project's (runs asked before `graphrag update` were saved there)."""
+    folder, the project's (runs asked before `graphrag update` were saved there), or for a
+    project, `output/veritrail/queries` where veritrail 0.x saved them."""
     own = queries_dir(path)
     layout = locate(Path(path))
     if is_update_folder(layout.directory) and layout.project_root is not None:
-        return [own, layout.project_root / "output" / "veritrail" / "queries"]
-    return [own]
+        return [own, layout.project_root / "veritrail" / "queries"]
+    legacy = legacy_veritrail_dir(path)
+    return [own] if legacy is None else [own, legacy / "queries"]
 
 
 def run_dir(path: str | Path, run_id: str) -> Path:

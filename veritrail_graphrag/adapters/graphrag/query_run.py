@@ -10,7 +10,7 @@ stages are built from (`query_dag.py`):
   follow-up local search (its query, the actions that proposed it, its context records, its answer).
 
 The run is stored as one JSON file, `<dir>/query_run.json`, conventionally under
-`output/veritrail/queries/<run_id>/` next to the index it was asked against. Format version 2
+`veritrail/queries/<run_id>/` in the project beside the index it was asked against. Format version 2
 added local, basic and DRIFT; version-1 files (global search only) still load.
 """
 

@@ -63,7 +63,7 @@ class QueryRecorder(QueryCallbacks):
 
         recorder = QueryRecorder(question, method="local", community_level=2, config=config)
         answer, _ = await graphrag.api.local_search(..., query=question, callbacks=[recorder])
-        folder = recorder.save(project_root, final_answer=answer)  # output/veritrail/queries/<id>/
+        folder = recorder.save(project_root, final_answer=answer)  # veritrail/queries/<id>/
     """
 
     def __init__(
@@ -188,7 +188,7 @@ class QueryRecorder(QueryCallbacks):
     def save(
         self, root: str | Path, *, final_answer: str | None = None, run_id: str | None = None, notes: str = ""
     ) -> Path:
-        """Write the run to `ROOT/output/veritrail/queries/<run-id>/query_run.json`; returns that folder.
+        """Write the run to `ROOT/veritrail/queries/<run-id>/query_run.json`; returns that folder.
 
         `root` is the GraphRAG project root; its settings.yaml fingerprint is stored with the run.
         A search that cannot be turned into a run was still paid for: everything heard is kept in

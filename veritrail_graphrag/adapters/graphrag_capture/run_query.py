@@ -87,7 +87,7 @@ async def capture_search(
     Defaults are `graphrag query`'s (`dynamic_community_selection` is for global search only).
     Prints nothing: `on_token` receives the answer as it streams (GraphRAG's own logs go to the
     project's reporting folder, `logs/query.log` by default). The run is written to
-    `ROOT/output/veritrail/queries/<run_id>/query_run.json`.
+    `ROOT/veritrail/queries/<run_id>/query_run.json`.
     """
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
