@@ -4,7 +4,9 @@ Stage 1 text units; 2 what one chunk's extraction said about an entity, a relati
 claim; 3 an entity's or relationship's description summarized from several chunks; 4 community
 reports. Every text is copied from a table, never composed: when the run did not keep the
 per-chunk descriptions (`snapshots.raw_graph`), text units feed the stage-3 summary directly and
-`metadata["stage2"]` says "not_recorded".
+`metadata["stage2"]` says "not_recorded". A `fast`-method index (NLP extraction) has no
+descriptions at all: its reports were written from text units, which feed them directly
+(`metadata["report_inputs"]` says "text_units").
 
 The work is columnar (explode/merge/groupby) because a paper-scale index has ~100K nodes.
 Stages 2-3 of entities and relationships live in `descriptions`, report membership in
@@ -28,6 +30,7 @@ from veritrail_graphrag.adapters.graphrag.membership import (
     relationship_members,
     report_hierarchy,
     subject_members,
+    text_unit_members,
 )
 from veritrail_graphrag.adapters.graphrag.tables import ROW, IndexTables, Table, load_tables
 from veritrail_graphrag.dag import DAG, Node
@@ -90,6 +93,13 @@ def _linked(pairs: pd.DataFrame, members: pd.Series, reports: pd.Series) -> tupl
     return sources[keep], targets[keep]
 
 
+def _written_from_text_units(tables: IndexTables) -> bool:
+    """A `fast`-method index (`graphrag index --method fast`): no entity has a description, and
+    its reports were written from their communities' text units."""
+    descriptions = tables.entities.frame["description"].fillna("").astype(str).str.strip()
+    return bool(len(descriptions)) and bool((descriptions == "").all())
+
+
 def _link_reports(
     tables: IndexTables, reports: pd.DataFrame, members: Mapping[str, pd.Series], parts: Parts
 ) -> dict[str, Any]:
@@ -103,6 +113,10 @@ def _link_reports(
     relationship_pairs, relationship_source = relationship_members(
         communities, reports, tables.relationships.frame, entities, entity_pairs
     )
+    report_inputs = "descriptions"
+    if _written_from_text_units(tables):
+        report_inputs = "text_units"
+        parts.add_edges(*_linked(text_unit_members(communities), members["text_unit"], report_nodes))
     parts.add_edges(*_linked(entity_pairs, members["entity"], report_nodes))
     parts.add_edges(*_linked(relationship_pairs, members["relationship"], report_nodes))
     if tables.covariates is not None:
@@ -111,6 +125,7 @@ def _link_reports(
     hierarchy, hierarchy_source = report_hierarchy(communities, reports, entity_pairs)
     parts.add_edges(hierarchy["child"].map(report_nodes), hierarchy["parent"].map(report_nodes))
     return {
+        "report_inputs": report_inputs,
         "membership": {"entities": entity_source, "relationships": relationship_source},
         "hierarchy": hierarchy_source,
     }
@@ -139,6 +154,7 @@ def build_index(tables: IndexTables) -> DAG:
     parts = Parts()
     text_units = _text_units(tables.text_units, parts)
     members = {
+        "text_unit": text_units,
         "entity": items(tables.entities, tables.raw_entities, ENTITY, text_units, parts),
         "relationship": items(tables.relationships, tables.raw_relationships, RELATIONSHIP, text_units, parts),
     }

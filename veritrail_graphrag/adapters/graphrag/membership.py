@@ -68,6 +68,15 @@ def entity_members(
     return members, "+".join(sources) or "none"
 
 
+def text_unit_members(communities: pd.DataFrame) -> pd.DataFrame:
+    """(text unit id, community) pairs: what a `fast`-method report was written from. That method
+    extracts noun phrases without descriptions and shows the report prompt the community's text
+    units instead of its entities and relationships."""
+    if "text_unit_ids" not in communities.columns:
+        return _empty()
+    return _listed(communities, "text_unit_ids")
+
+
 def relationship_members(
     communities: pd.DataFrame,
     reports: pd.DataFrame,

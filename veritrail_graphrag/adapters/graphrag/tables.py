@@ -72,6 +72,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         _optional("children", "list"),
         _optional("entity_ids", "list"),
         _optional("relationship_ids", "list"),
+        _optional("text_unit_ids", "list"),
     ),
     "community_reports": (
         Column("community", "int"),
