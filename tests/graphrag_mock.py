@@ -85,6 +85,24 @@ REPORT = {
         },
     ],
 }
+ADDED_REPORT = {
+    "title": "Tomas Reed and the Skarra ferry",
+    "summary": "The community centres on Tomas Reed, the harbor master who started a ferry to Skarra.",
+    "rating": 4.0,
+    "rating_explanation": "A local ferry line.",
+    "findings": [
+        {
+            "summary": "A ferry to Skarra",
+            "explanation": "In 1895 the harbor master Tomas Reed started a ferry from the Vell pier to the island of "
+            "Skarra [Data: Entities (0); Relationships (0)].",
+        },
+        {
+            "summary": "A royal charter",
+            "explanation": "The queen granted the ferry a royal charter in 1896 [Data: Entities (0)].",
+        },
+    ],
+}
+"""The report of the community `graphrag update` adds (the Skarra ferry); its second finding is planted."""
 MAP_POINTS = [
     {
         "description": "Mira Vell kept the Eldmouth lighthouse and rescued the six sailors of the schooner Gull in "
@@ -228,7 +246,7 @@ def scripted_answer(kind: str, prompt: str) -> str:
         return json.dumps(_one_of(kind, DRIFT_FOLLOW_UPS, prompt))
     answers = {
         "summarize_descriptions": SUMMARY,
-        "community_report": json.dumps(REPORT),
+        "community_report": json.dumps(REPORT if "MIRA VELL" in prompt.upper() else ADDED_REPORT),
         "map": json.dumps({"points": MAP_POINTS}),
         "reduce": REDUCE_ANSWER,
         "local": LOCAL_ANSWER,
@@ -301,3 +319,21 @@ async def _aiter(chunks: list[LLMCompletionChunk]) -> AsyncIterator[LLMCompletio
 def register() -> None:
     """Make `type: veritrail_scripted` in settings.yaml resolve to `ScriptedCompletion`."""
     register_completion(SCRIPTED_TYPE, ScriptedCompletion)
+
+
+def scripted_noun_phrases() -> Any:
+    """The `fast` method's noun-phrase extractor, offline: capitalised word runs ("Mira Vell",
+    "Eldmouth") stand for the noun phrases GraphRAG's regex extractor finds with a tagger it trains
+    on NLTK corpora that it downloads at run time."""
+    import re
+
+    from graphrag.index.operations.build_noun_graph.np_extractors.base import BaseNounPhraseExtractor
+
+    class ScriptedNounPhrases(BaseNounPhraseExtractor):
+        def extract(self, text: str) -> list[str]:
+            return sorted({m.upper() for m in re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*", text)})
+
+        def __str__(self) -> str:
+            return "scripted_noun_phrases"
+
+    return ScriptedNounPhrases(model_name=None, max_word_length=15, exclude_nouns=[], word_delimiter=" ")

@@ -1,9 +1,14 @@
-"""`veritrail graphrag ...`: GraphRAG's own command line, with every search it makes recorded.
+"""`veritrail graphrag ...`: GraphRAG's own command line, with every search it makes recorded and
+every index it builds audited.
 
 Prefix a `graphrag` command with `veritrail`: the arguments go to GraphRAG unchanged, GraphRAG
-prints what it always prints, and each search it ran (`graphrag query`, any method) is saved as a
-query run beside the index, ready for `veritrail audit ROOT`. Nothing about how GraphRAG is
-called, configured or answers changes.
+prints what it always prints, and
+- each search it ran (`graphrag query`, any method) is saved as a query run beside the index,
+  ready for `veritrail audit ROOT`;
+- `graphrag index` and `graphrag update` end with the `veritrail_audit` workflow (see
+  `veritrail_graphrag.pipeline`), set by the project's veritrail.toml and `--veritrail-*` flags,
+  and its result is printed once GraphRAG is done.
+Nothing about how GraphRAG is called, configured or answers changes.
 """
 
 from __future__ import annotations
@@ -11,13 +16,16 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from veritrail_graphrag.cli.console import print_notes, stdout
+from veritrail_graphrag.cli.console import print_audit, print_notes, stdout
 from veritrail_graphrag.cli.exit_codes import guarded
-from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.errors import AdapterError, UsageError
+
+if TYPE_CHECKING:
+    from veritrail_graphrag.pipeline import PipelineAudit
 
 GRAPHRAG_COMMAND_SETTINGS: dict[str, Any] = {
     "context_settings": {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
@@ -25,24 +33,40 @@ GRAPHRAG_COMMAND_SETTINGS: dict[str, Any] = {
 }
 
 
-@guarded
-def graphrag_command(ctx: typer.Context) -> None:
-    """Run `graphrag ARGS...` (e.g. `veritrail graphrag query "..." --root . --method local`) and save
-    each search it makes as a query run for `veritrail audit`."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from veritrail_graphrag.adapters.graphrag_capture import GraphRAGMissingError, recording
+BUILDS = ("index", "update")
 
-    try:
-        from graphrag.cli.main import app as graphrag_app
-    except ModuleNotFoundError as exc:
-        raise GraphRAGMissingError(exc.name) from exc
-    with contextlib.chdir(Path.cwd()), recording() as heard:
-        try:
-            graphrag_app(list(ctx.args), prog_name="graphrag", standalone_mode=False)
-        except (typer.Exit, typer.Abort, typer.TyperException):
-            raise  # GraphRAG's usage errors and exits, printed and ended as GraphRAG's own CLI would
-        except Exception as exc:  # GraphRAG's own failure (config, index, model): reported as such
-            raise AdapterError(f"graphrag failed: {type(exc).__name__}: {exc}") from None
+
+def _subcommand(args: list[str]) -> str | None:
+    return next((a for a in args if not a.startswith("-")), None)
+
+
+def _root(args: list[str]) -> Path:
+    """The project root GraphRAG will use: its `--root`/`-r` (default: the current folder)."""
+    for i, arg in enumerate(args):
+        if arg in ("--root", "-r") and i + 1 < len(args):
+            return Path(args[i + 1])
+        if arg.startswith("--root="):
+            return Path(arg.removeprefix("--root="))
+    return Path.cwd()
+
+
+def _print_pipeline_audit(audit: PipelineAudit) -> None:
+    print_notes(audit.target.notes)
+    if audit.report is None:
+        return
+    folder = audit.target.out_dir
+    print_audit(audit.report, audit.target.dag.stage, folder / "report.json", folder / "report.md")
+    if audit.compare_folder is not None:
+        from veritrail_graphrag.compare.compute import Comparison
+        from veritrail_graphrag.compare.render import tables
+
+        comparison = Comparison.model_validate_json((audit.compare_folder / "compare.json").read_bytes())
+        for table in tables(comparison, stdout.width):
+            stdout.print(table)
+        stdout.print(f"Comparison written to {audit.compare_folder}", highlight=False, soft_wrap=True, markup=False)
+
+
+def _save_searches(heard: list[Any]) -> None:
     failures = []
     for entry in heard:
         try:
@@ -56,3 +80,45 @@ def graphrag_command(ctx: typer.Context) -> None:
     if failures:
         print_notes(failures)
         raise AdapterError(f"{len(failures)} of {len(heard)} search(es) could not be recorded")
+
+
+@guarded
+def graphrag_command(ctx: typer.Context) -> None:
+    """Run `graphrag ARGS...` (e.g. `veritrail graphrag query "..." --root . --method local`): each
+    search is saved as a query run for `veritrail audit`; `index` and `update` end with an audit of
+    the index (veritrail.toml, or `--veritrail-verifier llm`-style flags, set it)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from veritrail_graphrag.adapters.graphrag_capture import GraphRAGMissingError, recording
+    from veritrail_graphrag.pipeline import load_settings, register_audit_workflow
+    from veritrail_graphrag.pipeline.settings import split_flags
+
+    args, ours = split_flags(list(ctx.args))
+    audits: list[PipelineAudit] = []
+    errors: list[Exception] = []
+    try:
+        from graphrag.cli.main import app as graphrag_app
+    except ModuleNotFoundError as exc:
+        raise GraphRAGMissingError(exc.name) from exc
+    if _subcommand(args) in BUILDS:
+        settings = load_settings(_root(args), ours)  # refused before GraphRAG spends anything
+        register_audit_workflow(settings, on_done=audits.append, on_error=errors.append)
+    elif ours:
+        raise UsageError(f"{', '.join('--veritrail-' + k.replace('_', '-') for k in ours)}: for graphrag index/update")
+    code: int | str | None = 0
+    with contextlib.chdir(Path.cwd()), recording() as heard:
+        try:
+            graphrag_app(args, prog_name="graphrag", standalone_mode=False)
+        except SystemExit as exc:  # `graphrag index` and `update` end with sys.exit, which click lets through
+            code = exc.code
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # GraphRAG's usage errors and exits, printed and ended as GraphRAG's own CLI would
+        except Exception as exc:  # GraphRAG's own failure (config, index, model): reported as such
+            raise AdapterError(f"graphrag failed: {type(exc).__name__}: {exc}") from None
+    if errors:
+        print_notes(["the index tables GraphRAG wrote are intact; run the same command again to resume the audit"])
+        raise errors[0]
+    if code not in (0, None):
+        raise typer.Exit(code=code if isinstance(code, int) else 1)
+    _save_searches(heard)
+    for audit in audits:
+        _print_pipeline_audit(audit)

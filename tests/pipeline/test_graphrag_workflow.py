@@ -1,0 +1,174 @@
+"""The audit inside GraphRAG's own pipeline, end to end with GraphRAG 3.3 and a scripted model.
+
+`veritrail graphrag index` builds the tiny project (tests/data/graphrag_tiny) with the `standard`
+and the `fast` method and audits it as the pipeline's last workflow; `veritrail graphrag update`
+with one new document audits only the reports the update added and compares with the audit
+before; a project audited with `veritrail audit-index` still updates with plain GraphRAG.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from graphrag_project import TINY, index_project, warm_up_outside_memory_tracing
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
+from veritrail_graphrag.adapters.graphrag import read_index
+from veritrail_graphrag.pipeline.settings import load_settings, split_flags
+
+graphrag_mock = pytest.importorskip("graphrag_mock")
+runner = CliRunner()
+
+FAST_SETTINGS: dict[str, Any] = {
+    # a two-document graph is all leaves: GraphRAG's default pruning would leave nothing to report on
+    "prune_graph": {"min_node_freq": 1, "min_node_degree": 1, "min_edge_weight_pct": 0, "remove_ego_nodes": False},
+}
+
+
+def _project(root: Path, settings: dict[str, Any] | None = None) -> Path:
+    shutil.copytree(TINY, root)
+    if settings:
+        path = root / "settings.yaml"
+        path.write_text(yaml.safe_dump({**yaml.safe_load(path.read_text()), **settings}), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def scripted_graphrag(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scripted completion model, and a noun-phrase extractor that downloads nothing."""
+    import graphrag.index.workflows.extract_graph_nlp as nlp
+
+    graphrag_mock.register()
+    monkeypatch.setattr(nlp, "create_noun_phrase_extractor", lambda _config: graphrag_mock.scripted_noun_phrases())
+    warm_up_outside_memory_tracing("o200k_base")
+
+
+@pytest.fixture
+def restore_pipelines() -> Any:
+    """GraphRAG's pipelines as they were: registering the workflow appends to a class-level table."""
+    from graphrag.index.workflows.factory import PipelineFactory
+
+    saved = {name: list(flows) for name, flows in PipelineFactory.pipelines.items()}
+    yield
+    PipelineFactory.pipelines.clear()
+    PipelineFactory.pipelines.update(saved)
+
+
+def graphrag(root: Path, *args: str) -> Any:
+    return runner.invoke(cli.app, ["graphrag", *args, "--root", str(root), "--skip-validation"])
+
+
+def _report(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "report.json").read_text())
+
+
+def _add_document(root: Path) -> None:
+    name, text = graphrag_mock.ADDED_DOCUMENT
+    (root / "input" / name).write_text(text, encoding="utf-8")
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+
+def test_our_flags_are_taken_out_and_graphrags_pass_unchanged() -> None:
+    args = ["index", "--root", ".", "--veritrail-verifier", "lexical", "--method", "fast", "--veritrail-reports=all",
+            "--veritrail-full-trail", "--veritrail-communities", "3,4", "-v"]  # fmt: skip
+    theirs, ours = split_flags(args)
+    assert theirs == ["index", "--root", ".", "--method", "fast", "-v"]
+    assert ours == {"verifier": "lexical", "reports": "all", "full_trail": "true", "communities": ["3", "4"]}
+
+
+def test_settings_come_from_veritrail_toml_and_flags_win(tmp_path: Path) -> None:
+    (tmp_path / "veritrail.toml").write_text('verifier = "lexical"\nreports = 3\nq = 2\n', encoding="utf-8")
+    settings = load_settings(tmp_path, {"reports": "all"})
+    assert (settings.verifier, settings.q, settings.selection()) == ("lexical", 2, (None, None))
+    assert load_settings(tmp_path).selection() == (3, None)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [("verifer = 'llm'\n", "verifer"), ("reports = 0\n", "reports"), ("reports = [\n", "not valid TOML")],
+)
+def test_bad_settings_name_the_file_and_the_setting(tmp_path: Path, toml: str, message: str) -> None:
+    from veritrail_graphrag.errors import UsageError
+
+    (tmp_path / "veritrail.toml").write_text(toml, encoding="utf-8")
+    with pytest.raises(UsageError, match=message) as caught:
+        load_settings(tmp_path)
+    assert "veritrail.toml" in str(caught.value)
+
+
+# --- GraphRAG's pipeline -----------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("restore_pipelines")
+@pytest.mark.parametrize("method", ["standard", "fast"])
+def test_index_then_update_audits_the_index_and_then_only_the_new_reports(tmp_path: Path, method: str) -> None:
+    root = _project(tmp_path / "tiny", FAST_SETTINGS if method == "fast" else None)
+    built = graphrag(root, "index", "--method", method, "--veritrail-reports", "all")
+    assert built.exit_code == 0, built.output
+    assert "veritrail_audit" in built.output  # GraphRAG's console lists our workflow among its own
+    audit = root / "veritrail" / "index-audit-all"
+    report = _report(audit)
+    reports = pd.read_parquet(root / "output" / "community_reports.parquet")
+    assert sorted(report["terminals"]) == sorted(f"report:{c}" for c in reports["community"])
+    assert report["summary"]["claims"] > 0 and str(audit) in " ".join(built.output.split())
+    assert not list((root / "output").rglob("veritrail*")), "nothing of ours under output/"
+    if method == "fast":  # no descriptions: the reports were written from the text units
+        dag = read_index(root)
+        assert dag.metadata["report_inputs"] == "text_units"
+        assert {dag.node(n).kind for t in report["terminals"] for n in dag.src(t)} <= {"text_unit", "community_report"}
+
+    _add_document(root)
+    updated = graphrag(root, "update", "--method", method, "--veritrail-reports", "all")
+    assert updated.exit_code == 0, updated.output
+    [delta] = (root / "veritrail").glob("index-audit-all-update-*")
+    merged = pd.read_parquet(root / "output" / "community_reports.parquet")
+    new = merged[~merged["id"].isin(reports["id"])]
+    assert len(new) and len(merged) > len(new)
+    assert sorted(_report(delta)["terminals"]) == sorted(f"report:{c}" for c in new["community"])
+    said = " ".join(updated.output.split())
+    assert f"{len(new)} new community report(s) audited; {len(merged) - len(new)} unchanged" in said
+    comparison = json.loads((delta / "compare" / "compare.json").read_text())
+    assert [a["label"] for a in comparison["audits"]] == [audit.name, delta.name]
+    assert f"Comparison written to {delta / 'compare'}" in said
+
+
+@pytest.mark.usefixtures("restore_pipelines")
+def test_audit_index_then_plain_graphrag_update_still_works(tmp_path: Path) -> None:
+    root = _project(tmp_path / "tiny")
+    index_project(root)
+    audited = runner.invoke(cli.app, ["audit-index", str(root)])
+    assert audited.exit_code == 0, audited.output
+    assert (root / "veritrail" / "index-audit" / "claims.parquet").is_file()
+    _add_document(root)
+    index_project(root, update=True)  # GraphRAG copies every parquet file under output/; none is ours
+    assert "TOMAS REED" in set(pd.read_parquet(root / "output" / "entities.parquet")["title"])
+
+
+@pytest.mark.usefixtures("restore_pipelines")
+def test_a_failing_audit_fails_the_run_in_one_line_and_leaves_the_index_whole(tmp_path: Path) -> None:
+    root = _project(tmp_path / "tiny")
+    (root / "veritrail.toml").write_text('verifier = "llm"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    failed = graphrag(root, "index")
+    assert failed.exit_code == 4, failed.output
+    errors = [line for line in failed.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "127.0.0.1:9" in errors[0]
+    assert "index tables GraphRAG wrote are intact" in " ".join(failed.output.split())
+    assert len(pd.read_parquet(root / "output" / "community_reports.parquet")) > 0
+
+
+def test_bad_settings_stop_before_graphrag_runs(tmp_path: Path) -> None:
+    root = _project(tmp_path / "tiny")
+    result = graphrag(root, "index", "--veritrail-verifier", "nope")
+    assert result.exit_code == 2 and "nope" in result.output
+    assert not (root / "output").exists()
+    result = graphrag(root, "query", "x", "--veritrail-verifier", "lexical")
+    assert result.exit_code == 2 and "--veritrail-verifier" in result.output
