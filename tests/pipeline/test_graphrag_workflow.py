@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from fake_openai import FakeOpenAI, Fault
 from graphrag_project import TINY, index_project, warm_up_outside_memory_tracing
 from typer.testing import CliRunner
 
@@ -24,6 +25,7 @@ from veritrail_graphrag.adapters.graphrag import read_index
 from veritrail_graphrag.pipeline.settings import load_settings, split_flags
 
 graphrag_mock = pytest.importorskip("graphrag_mock")
+pytest_plugins = ["fake_openai"]
 runner = CliRunner()
 
 FAST_SETTINGS: dict[str, Any] = {
@@ -86,7 +88,8 @@ def test_our_flags_are_taken_out_and_graphrags_pass_unchanged() -> None:
 
 
 def test_settings_come_from_veritrail_toml_and_flags_win(tmp_path: Path) -> None:
-    (tmp_path / "veritrail.toml").write_text('verifier = "lexical"\nreports = 3\nq = 2\n', encoding="utf-8")
+    toml = '[llm]\nmodel = "m"\n\n[audit]\nverifier = "lexical"\nreports = 3\nq = 2\n'
+    (tmp_path / "veritrail.toml").write_text(toml, encoding="utf-8")
     settings = load_settings(tmp_path, {"reports": "all"})
     assert (settings.verifier, settings.q, settings.selection()) == ("lexical", 2, (None, None))
     assert load_settings(tmp_path).selection() == (3, None)
@@ -94,7 +97,11 @@ def test_settings_come_from_veritrail_toml_and_flags_win(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     ("toml", "message"),
-    [("verifer = 'llm'\n", "verifer"), ("reports = 0\n", "reports"), ("reports = [\n", "not valid TOML")],
+    [
+        ("[audit]\nverifer = 'llm'\n", "verifer"),
+        ("[audit]\nreports = 0\n", "reports"),
+        ("reports = [\n", "not valid TOML"),
+    ],
 )
 def test_bad_settings_name_the_file_and_the_setting(tmp_path: Path, toml: str, message: str) -> None:
     from veritrail_graphrag.errors import UsageError
@@ -154,15 +161,28 @@ def test_audit_index_then_plain_graphrag_update_still_works(tmp_path: Path) -> N
 
 
 @pytest.mark.usefixtures("restore_pipelines")
-def test_a_failing_audit_fails_the_run_in_one_line_and_leaves_the_index_whole(tmp_path: Path) -> None:
+def test_a_failing_audit_fails_the_run_in_one_line_and_a_rerun_resumes_it(
+    tmp_path: Path, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _project(tmp_path / "tiny")
-    (root / "veritrail.toml").write_text('verifier = "llm"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    toml = (
+        f'[audit]\nverifier = "llm"\nconcurrency = 1\n\n[llm]\nbase_url = "{fake_openai.url}"\nmodel = "test-model"\n'
+    )
+    (root / "veritrail.toml").write_text(toml, encoding="utf-8")
+    monkeypatch.setenv("VERITRAIL_API_KEY", "not-a-real-key")
+    fake_openai.schedule([None] * 12 + [Fault("bad_request", status=401)] * 500)
     failed = graphrag(root, "index")
     assert failed.exit_code == 4, failed.output
     errors = [line for line in failed.output.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1 and "127.0.0.1:9" in errors[0]
+    assert len(errors) == 1 and fake_openai.url in " ".join(failed.output.split())
     assert "index tables GraphRAG wrote are intact" in " ".join(failed.output.split())
     assert len(pd.read_parquet(root / "output" / "community_reports.parquet")) > 0
+
+    fake_openai.reset()  # the key works again: GraphRAG builds the same index, the audit takes up
+    again = graphrag(root, "index")
+    assert again.exit_code == 0, again.output
+    usage = _report(root / "veritrail" / "index-audit")["usage"]["total"]
+    assert usage["cached_calls"] == 12 and usage["calls"] == fake_openai.count  # nothing paid for twice
 
 
 def test_bad_settings_stop_before_graphrag_runs(tmp_path: Path) -> None:

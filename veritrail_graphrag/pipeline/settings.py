@@ -2,9 +2,10 @@
 from `--veritrail-*` flags.
 
 GraphRAG drops the keys of settings.yaml it does not know, so a `veritrail:` block there would be
-lost without a word; our settings live in their own file, with the same names as the audit
-options (`verifier = "llm"`, `q = 2`) plus which reports to audit. A flag overrides the file:
-`--veritrail-verifier lexical` is `verifier = "lexical"`.
+lost without a word; our settings live in their own file, under `[audit]` (the model's are under
+`[llm]`, as for every command), with the names of the audit options (`verifier = "llm"`, `q = 2`)
+plus which reports to audit. A flag overrides the file: `--veritrail-verifier lexical` is
+`verifier = "lexical"`.
 """
 
 from __future__ import annotations
@@ -55,9 +56,12 @@ def _file_settings(root: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(read_text(path, UsageError))
+        section = tomllib.loads(read_text(path, UsageError)).get("audit", {})
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"not valid TOML ({exc})", file=path) from None
+    if not isinstance(section, dict):
+        raise UsageError("[audit] must be a table", file=path)
+    return section
 
 
 def split_flags(args: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
@@ -97,5 +101,5 @@ def load_settings(root: Path, overrides: Mapping[str, Any] | None = None) -> Pip
     try:
         return PipelineSettings.of(settings)
     except UsageError as exc:
-        where = f" ({root / SETTINGS_FILE} or --veritrail-* flags)"
+        where = f" ([audit] in {root / SETTINGS_FILE}, or --veritrail-* flags)"
         raise UsageError(f"{exc}{where}") from None
