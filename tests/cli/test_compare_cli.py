@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -136,3 +137,43 @@ def test_an_80_column_terminal_folds_no_word_into_letters(tmp_path: Path, two_ve
     assert max(map(len, text.splitlines())) <= 80
     words = set(text.split())
     assert {"facts", "verifier", "claims", "no"} <= words and "calls" in words  # whole, one per line
+
+
+def test_fail_on_regression_passes_two_audits_of_one_index(tmp_path: Path, two_versions: tuple[Path, Path]) -> None:
+    """The offline verifier gives one index the same verdicts every time: the audit, copied, is the second."""
+    original, _ = two_versions
+    shutil.copytree(original.parent, tmp_path / "again")
+    args = ["compare", str(original), str(tmp_path / "again"), "--labels", "first,second", "--out", str(tmp_path / "c")]
+    result = runner.invoke(cli.app, [*args, "--fail-on-regression"])
+    assert result.exit_code == 0, result.output
+    [pair] = json.loads((tmp_path / "c" / "compare.json").read_text())["pairs"]
+    assert pair["nfs_p_value"] == 1.0 and not pair["flipped"]
+
+
+def test_fail_on_regression_fails_a_significant_rise_and_names_the_stage(
+    tmp_path: Path, two_versions: tuple[Path, Path]
+) -> None:
+    """The newer audit as if its verifier had flagged every claim it found supported, at stage 4."""
+    original, _ = two_versions
+    worse = tmp_path / "worse" / "report.json"
+    worse.parent.mkdir()
+    data = json.loads(original.read_text())
+    supported = [r for r in data["results"] if r["verdict"] == "Fully Supported"]
+    for record in supported:
+        record.update(verdict="Not Fully Supported", error_stages=[4])
+    worse.write_text(json.dumps(data))
+    args = ["compare", str(original), str(worse), "--labels", "old,new", "--out", str(tmp_path / "c")]
+    result = runner.invoke(cli.app, [*args, "--fail-on-regression"])
+    assert result.exit_code == 1, result.output
+    said = " ".join(result.stderr.split())
+    assert said.startswith("Gate: regression: Not Fully Supported in ") and "of new, against " in said
+    assert "Fisher's exact test p = 0.0000 < 0.05" in said and "rose most at stage 4 (" in said
+    assert (tmp_path / "c" / "compare.json").is_file()  # written before the gate fails
+    assert runner.invoke(cli.app, args).exit_code == 0  # no gate, no failure
+    backwards = runner.invoke(cli.app, ["compare", str(worse), str(original), "--labels", "old,new",
+                                        "--fail-on-regression", "--out", str(tmp_path / "d")])  # fmt: skip
+    assert backwards.exit_code == 0, backwards.output  # fewer flags is no regression
+    three = runner.invoke(cli.app, ["compare", str(original), str(worse), str(worse.parent), "--labels", "a,b,c",
+                                    "--fail-on-regression", "--out", str(tmp_path / "e")])  # fmt: skip
+    assert three.exit_code == 2 and "--fail-on-regression compares two audits, the old then the new; 3" in three.output
+    assert not (tmp_path / "e").exists()

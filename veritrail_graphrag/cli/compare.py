@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from veritrail_graphrag.cli.exit_codes import guarded
+from veritrail_graphrag.cli.exit_codes import ExitCode, guarded
 from veritrail_graphrag.compare.audits import Audit, CompareError, load_audit, pool
 from veritrail_graphrag.files import Content, write_together
 
@@ -51,12 +51,23 @@ def compare_command(
     out: Annotated[Path, typer.Option(help="Folder for compare.json, compare.md and compare.png.")] = Path(
         "veritrail-compare"
     ),
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit with code 1 when the second audit's Not Fully Supported rate is higher than the first's "
+            "with Fisher's exact test p < 0.05 (for CI gates).",
+        ),
+    ] = False,
 ) -> None:
     """Compare finished audits: verdicts, error-stage rates with intervals, and what moved between them."""
     from veritrail_graphrag.compare.compute import compare  # scipy and matplotlib: only when comparing
+    from veritrail_graphrag.compare.gate import regression
     from veritrail_graphrag.compare.render import render_chart, render_markdown, tables
 
     loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
+    if fail_on_regression and len(loaded) != 2:
+        raise CompareError(f"--fail-on-regression compares two audits, the old then the new; {len(loaded)} were given")
     comparison = compare(loaded)
     chart = CHART if comparison.stages else None
     files: list[tuple[Path, Content]] = [
@@ -72,3 +83,9 @@ def compare_command(
         stdout.print(table)
     stdout.print(f"Written: {out / 'compare.json'}, {out / 'compare.md'}" + (f", {out / CHART}" if chart else ""),
                  highlight=False, soft_wrap=True, markup=False)  # fmt: skip
+    if fail_on_regression:
+        old, new = comparison.audits
+        found = regression(comparison.pairs[0], old, new)
+        if found is not None:
+            stderr.print(f"[red]Gate:[/red] {escape(found)}", highlight=False, soft_wrap=True)
+            raise typer.Exit(code=ExitCode.UNSUPPORTED)

@@ -30,7 +30,9 @@ stderr = Console(stderr=True)
 class ExitCode(IntEnum):
     OK = 0
     UNSUPPORTED = 1
-    """A claim is not Fully Supported (or flagged) and `--fail-on-unsupported` was given."""
+    """A gate failed: a claim is not Fully Supported (or flagged) and `--fail-on-unsupported` was
+    given, a `--max-unsupported-rate` or `--max-stage-rate` threshold is exceeded, or `compare
+    --fail-on-regression` found a regression. `NOT_VERIFIED` goes first: the verdicts are not all in."""
     BAD_INPUT = 2
     NOT_VERIFIED = 3
     """Some claims could not be verified (model answers, transport); re-running retries only them."""

@@ -5,7 +5,8 @@ The rate of stage s is the share of flagged claims with a named stage that name 
 runs of one version, claims are pooled, which weights each run by its claim count. Intervals are
 bootstraps over claims (scipy's percentile bootstrap, seeded); divergence is Jensen-Shannon in bits
 between the rates normalised to a distribution; a change of the Not Fully Supported rate is tested
-with Fisher's exact test on the 2x2 table.
+with Fisher's exact test on the 2x2 table. A single share of claims (what a CI threshold measures)
+gets a Wilson score interval.
 """
 
 from __future__ import annotations
@@ -112,3 +113,13 @@ def nfs_rate_test(flagged_a: int, claims_a: int, flagged_b: int, claims_b: int) 
         return float("nan")
     table = [[flagged_a, claims_a - flagged_a], [flagged_b, claims_b - flagged_b]]
     return float(stats.fisher_exact(table).pvalue)
+
+
+def proportion_interval(count: int, total: int) -> tuple[float, float]:
+    """95% Wilson score interval of count/total (NaN when total is 0). A threshold reads one share
+    of often few claims: a bootstrap of 0 flagged in 12 is [0, 0], which claims a certainty that
+    12 claims cannot give; Wilson's interval is [0, 24%]."""
+    if total == 0:
+        return float("nan"), float("nan")
+    interval = stats.binomtest(count, total).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return float(interval.low), float(interval.high)
