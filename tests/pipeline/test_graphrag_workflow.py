@@ -12,6 +12,7 @@ import json
 import shutil
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pandas as pd
 import pytest
@@ -119,7 +120,8 @@ def test_bad_settings_name_the_file_and_the_setting(tmp_path: Path, toml: str, m
 @pytest.mark.parametrize("method", ["standard", "fast"])
 def test_index_then_update_audits_the_index_and_then_only_the_new_reports(tmp_path: Path, method: str) -> None:
     root = _project(tmp_path / "tiny", FAST_SETTINGS if method == "fast" else None)
-    built = graphrag(root, "index", "--method", method, "--veritrail-reports", "all")
+    junit = tmp_path / "audit.xml"
+    built = graphrag(root, "index", "--method", method, "--veritrail-reports", "all", f"--veritrail-junit-xml={junit}")
     assert built.exit_code == 0, built.output
     assert "veritrail_audit" in built.output  # GraphRAG's console lists our workflow among its own
     audit = root / "veritrail" / "index-audit-all"
@@ -128,19 +130,26 @@ def test_index_then_update_audits_the_index_and_then_only_the_new_reports(tmp_pa
     assert sorted(report["terminals"]) == sorted(f"report:{c}" for c in reports["community"])
     assert report["summary"]["claims"] > 0 and str(audit) in " ".join(built.output.split())
     assert not list((root / "output").rglob("veritrail*")), "nothing of ours under output/"
+    assert len(list(ElementTree.parse(junit).getroot().iter("testcase"))) == report["summary"]["claims"]
     if method == "fast":  # no descriptions: the reports were written from the text units
         dag = read_index(root)
         assert dag.metadata["report_inputs"] == "text_units"
         assert {dag.node(n).kind for t in report["terminals"] for n in dag.src(t)} <= {"text_unit", "community_report"}
 
     _add_document(root)
-    updated = graphrag(root, "update", "--method", method, "--veritrail-reports", "all")
-    assert updated.exit_code == 0, updated.output
+    gate = ["--veritrail-max-unsupported-rate", "0"]
+    updated = graphrag(root, "update", "--method", method, "--veritrail-reports", "all", *gate)
+    assert updated.exit_code == 1, updated.output  # the planted royal charter fails the gate
+    assert "Gate: --max-unsupported-rate 0 exceeded: Not Fully Supported in 1 of 3 claims" in updated.output
     [delta] = (root / "veritrail").glob("index-audit-all-update-*")
     merged = pd.read_parquet(root / "output" / "community_reports.parquet")
     new = merged[~merged["id"].isin(reports["id"])]
     assert len(new) and len(merged) > len(new)
     assert sorted(_report(delta)["terminals"]) == sorted(f"report:{c}" for c in new["community"])
+    verdicts = {r["claim"]["text"]: r["verdict"] for r in _report(delta)["results"]}
+    assert [text for text, verdict in verdicts.items() if verdict != "Fully Supported"] == [
+        graphrag_mock.ADDED_REPORT["findings"][1]["explanation"].split(" [Data")[0] + "."
+    ]
     said = " ".join(updated.output.split())
     assert f"{len(new)} new community report(s) audited; {len(merged) - len(new)} unchanged" in said
     comparison = json.loads((delta / "compare" / "compare.json").read_text())

@@ -140,3 +140,59 @@ class AuditOptions(VerifierOptions):
         concurrency = self.concurrency or prepared.concurrency or default
         config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
         return prepared, config
+
+
+class GateOptions(Options):
+    """What a finished audit is gated on in CI: the exit code it ends with, and a JUnit file."""
+
+    fail_on_unsupported: bool = Field(
+        False, description="Exit with code 1 when any claim is not Fully Supported (for CI gates)."
+    )
+    junit_xml: Path | None = Field(
+        None,
+        description="Also write the verdicts as JUnit XML, one test case per claim, for CI test reports.",
+        json_schema_extra={"metavar": "PATH"},
+    )
+    max_unsupported_rate: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Exit with code 1 when the share of claims Not Fully Supported is above R (0-1).",
+        json_schema_extra={"metavar": "R"},
+    )
+    max_stage_rate: list[str] | None = Field(
+        None,
+        description="Exit with code 1 when the share of claims with an error at STAGE is above R (repeatable).",
+        json_schema_extra={"metavar": "STAGE=R"},
+    )
+
+    @model_validator(mode="after")
+    def _readable_stage_rates(self) -> GateOptions:
+        """A mistyped threshold is refused when the options are read, not after an audit that
+        already cost its calls."""
+        self.stage_rates()
+        return self
+
+    def stage_rates(self) -> dict[int, float]:
+        """`max_stage_rate` as {stage: R}; a `UsageError` quotes the value that is not STAGE=R."""
+        rates: dict[int, float] = {}
+        for given in self.max_stage_rate or []:
+            stage, rate = _stage_rate(given)
+            if stage in rates:
+                raise UsageError(f"--max-stage-rate names stage {stage} twice")
+            rates[stage] = rate
+        return rates
+
+
+def _stage_rate(given: str) -> tuple[int, float]:
+    """`4=0.1` as (4, 0.1). A stage is its number, as reports and `compare` name it: a DAG's stages
+    have no names (a node's kind may sit at several stages)."""
+    refused = UsageError(f"--max-stage-rate {given!r}: write STAGE=R, a stage number and a rate from 0 to 1")
+    stage, _, rate = given.partition("=")
+    try:
+        number, limit = int(stage), float(rate)
+    except ValueError:
+        raise refused from None
+    if number < 0 or not 0 <= limit <= 1:
+        raise refused
+    return number, limit

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import TaskID
 
 from veritrail_graphrag import event_loop
@@ -29,13 +28,12 @@ from veritrail_graphrag.audit.targets import (
     graphrag_index_target,
     graphrag_query_target,
 )
-from veritrail_graphrag.cli.console import print_audit, print_dry_run, print_notes, progress, stderr, stdout
-from veritrail_graphrag.cli.exit_codes import ExitCode, guarded
+from veritrail_graphrag.cli.console import print_audit, print_dry_run, print_notes, progress, stdout
+from veritrail_graphrag.cli.exit_codes import guarded
+from veritrail_graphrag.cli.gates import check_stages, gate
 from veritrail_graphrag.cli.options import AuditCommandFlags, AuditFlags, with_options
 from veritrail_graphrag.errors import AdapterError, AuditInterrupted, UsageError
-from veritrail_graphrag.models import Claim, Verdict
-from veritrail_graphrag.report import AuditReport
-from veritrail_graphrag.report.junit import write_junit
+from veritrail_graphrag.models import Claim
 
 OutDir = Annotated[
     Path | None,
@@ -68,7 +66,7 @@ def run_command(
 ) -> None:
     """Run (or estimate) the audit of `target`, print it, and end with the exit code it calls for."""
     print_notes(target.notes)
-    _check_stages(target, flags)
+    check_stages(target.dag, flags)
     if flags.dry_run:
         _dry_run(target, flags, extract=claims is None, max_sentences_per_prompt=max_sentences_per_prompt)
         return
@@ -100,37 +98,7 @@ def run_command(
             raise AuditInterrupted(*counts) from None
     markdown_path = None if report_path is not None else target.out_dir / "report.md"
     print_audit(report, target.dag.stage, report_path or target.out_dir / "report.json", markdown_path)
-    _gate(report, flags, time.monotonic() - started)
-
-
-def _check_stages(target: AuditTarget, flags: AuditFlags) -> None:
-    """A threshold on a stage the DAG lacks could never be exceeded: a typo, refused before the audit."""
-    stages = target.dag.stages()
-    unknown = sorted(set(flags.stage_rates()) - set(stages))
-    if unknown:
-        have = ", ".join(map(str, sorted(stages)))
-        raise UsageError(f"--max-stage-rate: the DAG has no stage {', '.join(map(str, unknown))} (its stages: {have})")
-
-
-def _gate(report: AuditReport, flags: AuditFlags, seconds: float) -> None:
-    """Write the JUnit file, say each threshold exceeded, and end with the exit code the audit calls
-    for: 3 when claims could not be verified (the verdicts are not all in; a re-run finishes them),
-    else 1 when a gate fails. With 3 the gates are still checked and said, so one CI log tells all."""
-    if flags.junit_xml is not None:
-        write_junit(report, flags.junit_xml, seconds)
-        stdout.print(f"JUnit XML: {flags.junit_xml}", highlight=False, soft_wrap=True, markup=False)
-    exceeded: list[str] = []
-    if flags.max_unsupported_rate is not None or flags.max_stage_rate:
-        from veritrail_graphrag.compare.gate import exceeded_thresholds  # scipy.stats: only to gate on a rate
-
-        exceeded = exceeded_thresholds(report.results, flags.max_unsupported_rate, flags.stage_rates())
-    for line in exceeded:
-        stderr.print(f"[red]Gate:[/red] {escape(line)}", highlight=False, soft_wrap=True)
-    if report.failed:
-        raise typer.Exit(code=ExitCode.NOT_VERIFIED)
-    unsupported = flags.fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in report.results)
-    if exceeded or unsupported:
-        raise typer.Exit(code=ExitCode.UNSUPPORTED)
+    gate(report, flags, time.monotonic() - started)
 
 
 @guarded

@@ -11,11 +11,9 @@ from rich.markup import escape
 
 from veritrail_graphrag.cli.exit_codes import ExitCode, guarded
 from veritrail_graphrag.compare.audits import Audit, CompareError, load_audit, pool
-from veritrail_graphrag.files import Content, write_together
 
 stdout = Console()
 stderr = Console(stderr=True)
-CHART = "compare.png"
 
 
 def _audits(paths: list[Path], labels: list[str], groups: list[str]) -> list[Audit]:
@@ -61,28 +59,19 @@ def compare_command(
     ] = False,
 ) -> None:
     """Compare finished audits: verdicts, error-stage rates with intervals, and what moved between them."""
-    from veritrail_graphrag.compare.compute import compare  # scipy and matplotlib: only when comparing
-    from veritrail_graphrag.compare.gate import regression
-    from veritrail_graphrag.compare.render import render_chart, render_markdown, tables
+    from veritrail_graphrag.compare.gate import regression  # scipy and matplotlib: only when comparing
+    from veritrail_graphrag.compare.outputs import write_comparison
+    from veritrail_graphrag.compare.render import tables
 
     loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
     if fail_on_regression and len(loaded) != 2:
         raise CompareError(f"--fail-on-regression compares two audits, the old then the new; {len(loaded)} were given")
-    comparison = compare(loaded)
-    chart = CHART if comparison.stages else None
-    files: list[tuple[Path, Content]] = [
-        (out / "compare.json", comparison.model_dump_json(indent=1).encode()),
-        (out / "compare.md", render_markdown(comparison, chart).encode()),
-    ]
-    if chart is not None:
-        files.append((out / chart, render_chart(comparison)))
-    write_together(files)
+    comparison, written = write_comparison(loaded, out)
     for warning in comparison.warnings:
         stderr.print(f"[bold red]Warning:[/bold red] {escape(warning)}", highlight=False, soft_wrap=True)
     for table in tables(comparison, stdout.width):
         stdout.print(table)
-    stdout.print(f"Written: {out / 'compare.json'}, {out / 'compare.md'}" + (f", {out / CHART}" if chart else ""),
-                 highlight=False, soft_wrap=True, markup=False)  # fmt: skip
+    stdout.print(f"Written: {', '.join(map(str, written))}", highlight=False, soft_wrap=True, markup=False)
     if fail_on_regression:
         old, new = comparison.audits
         found = regression(comparison.pairs[0], old, new)

@@ -22,6 +22,7 @@ import typer
 
 from veritrail_graphrag.cli.console import print_audit, print_notes, stdout
 from veritrail_graphrag.cli.exit_codes import guarded
+from veritrail_graphrag.cli.gates import check_stages, gate
 from veritrail_graphrag.errors import AdapterError, UsageError
 
 if TYPE_CHECKING:
@@ -51,11 +52,10 @@ def _root(args: list[str]) -> Path:
 
 
 def _print_pipeline_audit(audit: PipelineAudit) -> None:
-    print_notes(audit.target.notes)
-    if audit.report is None:
-        return
     folder = audit.target.out_dir
-    print_audit(audit.report, audit.target.dag.stage, folder / "report.json", folder / "report.md")
+    print_notes(audit.target.notes)
+    if audit.report is not None:
+        print_audit(audit.report, audit.target.dag.stage, folder / "report.json", folder / "report.md")
     if audit.compare_folder is not None:
         from veritrail_graphrag.compare.compute import Comparison
         from veritrail_graphrag.compare.render import tables
@@ -99,11 +99,12 @@ def graphrag_command(ctx: typer.Context) -> None:
         from graphrag.cli.main import app as graphrag_app
     except ModuleNotFoundError as exc:
         raise GraphRAGMissingError(exc.name) from exc
-    if _subcommand(args) in BUILDS:
-        settings = load_settings(_root(args), ours)  # refused before GraphRAG spends anything
-        register_audit_workflow(settings, on_done=audits.append, on_error=errors.append)
-    elif ours:
+    building = _subcommand(args) in BUILDS
+    if ours and not building:
         raise UsageError(f"{', '.join('--veritrail-' + k.replace('_', '-') for k in ours)}: for graphrag index/update")
+    settings = load_settings(_root(args), ours) if building else None  # refused before GraphRAG spends anything
+    if settings is not None:
+        register_audit_workflow(settings, on_done=audits.append, on_error=errors.append)
     code: int | str | None = 0
     with contextlib.chdir(Path.cwd()), recording() as heard:
         try:
@@ -122,3 +123,6 @@ def graphrag_command(ctx: typer.Context) -> None:
     _save_searches(heard)
     for audit in audits:
         _print_pipeline_audit(audit)
+        if audit.report is not None and settings is not None:
+            check_stages(audit.target.dag, settings)
+            gate(audit.report, settings, audit.seconds)

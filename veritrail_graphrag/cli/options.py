@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -21,7 +20,7 @@ from annotated_types import Ge, Le
 from pydantic import BaseModel, Field, model_validator
 from pydantic.fields import FieldInfo
 
-from veritrail_graphrag.audit.options import AuditOptions, SourceOptions, VerifierOptions
+from veritrail_graphrag.audit.options import AuditOptions, GateOptions, SourceOptions, VerifierOptions
 from veritrail_graphrag.errors import UsageError
 
 _R = TypeVar("_R")
@@ -29,37 +28,15 @@ _R = TypeVar("_R")
 VerifierFlags = VerifierOptions
 
 
-class AuditFlags(AuditOptions):
-    """The audit options, plus what only a command does with a finished (or planned) audit."""
+class AuditFlags(AuditOptions, GateOptions):
+    """The audit options and the CI gates, plus the dry run that only a command makes."""
 
     dry_run: bool = Field(False, description="Estimate calls, tokens and cost from the DAG; call nothing.")
-    fail_on_unsupported: bool = Field(
-        False, description="Exit with code 1 when any claim is not Fully Supported (for CI gates)."
-    )
-    junit_xml: Path | None = Field(
-        None,
-        description="Also write the verdicts as JUnit XML, one test case per claim, for CI test reports.",
-        json_schema_extra={"metavar": "PATH"},
-    )
-    max_unsupported_rate: float | None = Field(
-        None,
-        ge=0,
-        le=1,
-        description="Exit with code 1 when the share of claims Not Fully Supported is above R (0-1).",
-        json_schema_extra={"metavar": "R"},
-    )
-    max_stage_rate: list[str] | None = Field(
-        None,
-        description="Exit with code 1 when the share of claims with an error at STAGE is above R (repeatable).",
-        json_schema_extra={"metavar": "STAGE=R"},
-    )
 
     @model_validator(mode="after")
-    def _readable_gates(self) -> AuditFlags:
-        """A mistyped threshold is refused when the flags are read, not after an audit that already
-        cost its calls; a gate with --dry-run is refused, as a CI step would wait for a file or an
-        exit code that a dry run never gives."""
-        self.stage_rates()
+    def _gates_need_an_audit(self) -> AuditFlags:
+        """A gate with --dry-run is refused: a CI step would wait for a file or an exit code that a
+        dry run never gives."""
         gates = {
             "--junit-xml": self.junit_xml,
             "--max-unsupported-rate": self.max_unsupported_rate,
@@ -70,32 +47,8 @@ class AuditFlags(AuditOptions):
             raise UsageError.of_flags(given, "to an audit, not to --dry-run")
         return self
 
-    def stage_rates(self) -> dict[int, float]:
-        """`--max-stage-rate` as {stage: R}; a `UsageError` quotes the value that is not STAGE=R."""
-        rates: dict[int, float] = {}
-        for given in self.max_stage_rate or []:
-            stage, rate = _stage_rate(given)
-            if stage in rates:
-                raise UsageError(f"--max-stage-rate names stage {stage} twice")
-            rates[stage] = rate
-        return rates
-
     def options(self) -> AuditOptions:
         return AuditOptions.model_validate(self.model_dump(include=set(AuditOptions.model_fields)))
-
-
-def _stage_rate(given: str) -> tuple[int, float]:
-    """`4=0.1` as (4, 0.1). A stage is its number, as reports and `compare` name it: a DAG's stages
-    have no names (a node's kind may sit at several stages)."""
-    refused = UsageError(f"--max-stage-rate {given!r}: write STAGE=R, a stage number and a rate from 0 to 1")
-    stage, _, rate = given.partition("=")
-    try:
-        number, limit = int(stage), float(rate)
-    except ValueError:
-        raise refused from None
-    if number < 0 or not 0 <= limit <= 1:
-        raise refused
-    return number, limit
 
 
 class AuditCommandFlags(AuditFlags, SourceOptions):

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from veritrail_graphrag.adapters.graphrag.layout import DEFAULT_REPORTS
-from veritrail_graphrag.audit.options import AuditOptions
+from veritrail_graphrag.audit.options import AuditOptions, GateOptions
 from veritrail_graphrag.errors import UsageError
 from veritrail_graphrag.files import read_text
 
@@ -26,8 +26,8 @@ SETTINGS_FILE = "veritrail.toml"
 FLAG_PREFIX = "--veritrail-"
 
 
-class PipelineSettings(AuditOptions):
-    """The audit options, plus which community reports the workflow audits."""
+class PipelineSettings(AuditOptions, GateOptions):
+    """The audit options and the CI gates, plus which community reports the workflow audits."""
 
     reports: int | Literal["all"] = Field(
         DEFAULT_REPORTS, description='The N highest-ranked community reports, or "all".'
@@ -87,6 +87,8 @@ def split_flags(args: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
             value = rest.pop(0)
         if name == "communities":
             ours.setdefault(name, []).extend(part.strip() for part in value.split(","))
+        elif name == "max_stage_rate":
+            ours.setdefault(name, []).append(value)
         else:
             ours[name] = value
     return theirs, ours

@@ -16,6 +16,7 @@ the audit before it.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -44,6 +45,7 @@ class PipelineAudit:
     target: AuditTarget
     report: AuditReport | None
     """None when an update added no report among the selected ones: nothing to audit."""
+    seconds: float = 0.0
     compare_folder: Path | None = None
 
 
@@ -119,8 +121,9 @@ async def run_pipeline_audit(
         target = _only_new(target, previous_ids, base / f"{name}-update-{stamp}")
         if not target.terminals:
             return PipelineAudit(target, None)
+    started = time.monotonic()
     report = await run_target(target, settings.audit_options(), on_progress=_progress(context))
-    result = PipelineAudit(target, report)
+    result = PipelineAudit(target, report, time.monotonic() - started)
     before = _previous_audit(base, name, target.out_dir.name) if previous_ids is not None else None
     if before is not None:
         from veritrail_graphrag.compare.audits import load_audit  # scipy and matplotlib: only when comparing
