@@ -99,6 +99,8 @@ def test_traversal_properties(case: tuple[DAG, str], seed: int, q: int) -> None:
     if result.stop_reason is StopReason.ROOTS_REACHED:
         assert result.verdict is last.verdict
         assert any(dag.is_root(n) for it in iterations for n in it.nodes_with_evidence)
+    elif result.stop_reason is StopReason.NO_CANDIDATES and last.verdict is Verdict.INCONCLUSIVE:
+        assert result.verdict is Verdict.INCONCLUSIVE  # a claim the verifier could not judge stays so
     else:
         assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
     if result.stop_reason is StopReason.NOT_SUPPORTED_LIMIT:
