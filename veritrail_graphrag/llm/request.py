@@ -36,6 +36,10 @@ JSON_REPAIR = (
     "Your previous answer could not be read: {problem}. Answer the same request again, as a "
     "single JSON object with exactly the keys asked for and nothing else."
 )
+JSON_COMPLETE = (
+    "Your previous answer could not be read: {problem}. The rest of it is kept: reply with a single "
+    "JSON object holding only {fields}, and nothing else."
+)
 
 
 class Prompt(BaseModel):
