@@ -224,6 +224,7 @@ class LLMVerifier:
                 sentences[max(0, i - self.context_before) : i],
                 sentences[i + 1 : i + 1 + self.context_after],
                 question,
+                answer,
             )
             try:
                 return await self.client.complete(prompt, parse_claim_extraction, usage_key=usage_key)
