@@ -61,6 +61,25 @@ def test_the_server_answers_the_openai_api(smollm2: LocalServer) -> None:
     assert answer.usage is not None and answer.usage.prompt_tokens > 0
 
 
+def test_the_servers_prompt_cache_reuses_an_opening_read_before_another_prompt(smollm2: LocalServer) -> None:
+    """By itself the server reuses only the previous prompt's opening; the audit's calls interleave."""
+    import openai
+
+    client = openai.OpenAI(base_url=smollm2.base_url, api_key="not-needed")
+    shared = " ".join(f"Sentence {i}: the mill at Oradell ground {i} sacks of grain in {1800 + i}." for i in range(30))
+
+    def seconds(content: str) -> float:
+        started = time.perf_counter()
+        client.chat.completions.create(
+            model=smollm2.alias, messages=[{"role": "user", "content": content}], max_tokens=1, temperature=0
+        )
+        return time.perf_counter() - started
+
+    first = seconds(shared + " Claim: the mill ground grain.")
+    seconds("Something else entirely.")
+    assert seconds(shared + " Claim: the mill ground salt.") < first / 3
+
+
 def test_a_model_file_that_is_not_a_model_fails_with_the_server_log(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"not a gguf file")
@@ -95,7 +114,6 @@ def test_the_server_is_stopped_when_the_owner_is_killed(tmp_path: Path) -> None:
 def _listening(port: str) -> bool:
     out = subprocess.run(["ss", "-ltn"], capture_output=True, text=True, check=False).stdout
     return any(line.split()[3].endswith(f":{port}") for line in out.splitlines()[1:] if len(line.split()) > 3)
-
 
 
 ROOT = Path(__file__).resolve().parents[2]
