@@ -50,7 +50,8 @@ _PR_SET_PDEATHSIG = 1
 
 
 class LocalServer(BaseModel):
-    """A running llama.cpp server: where to reach it, under which model name, with what context."""
+    """A running llama.cpp server: where to reach it, under which model name, with what context, and
+    its log (llama.cpp's own lines, such as its prompt cache's hits; gone when the server stops)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -58,6 +59,7 @@ class LocalServer(BaseModel):
     alias: str
     model_path: Path
     n_ctx: int
+    log_path: Path
 
 
 def resolve_model_path(spec: str) -> Path:
@@ -169,6 +171,6 @@ def serve_local_model(
                             f"{startup_timeout:.0f} s:\n{_tail(log_path)}"
                         )
                     time.sleep(0.2)
-                yield LocalServer(base_url=base_url, alias=name, model_path=path, n_ctx=n_ctx)
+                yield LocalServer(base_url=base_url, alias=name, model_path=path, n_ctx=n_ctx, log_path=log_path)
             finally:
                 _stop(process)
