@@ -145,9 +145,15 @@ def build_index(claims: int, text_units: int, seed: int = 7) -> tuple[DAG, list[
     return DAG.from_records(nodes, edges), claim_list, supported
 
 
-def verifier_for(server: FakeOpenAI, concurrency: int) -> LLMVerifier:
+def verifier_for(server: FakeOpenAI, concurrency: int, max_input_tokens: int | None = None) -> LLMVerifier:
     config = LLMConfig(
-        model="gpt-4o", base_url=server.url, api_key="benchmark", concurrency=concurrency, cache=False, timeout=60.0
+        model="gpt-4o",
+        base_url=server.url,
+        api_key="benchmark",
+        concurrency=concurrency,
+        cache=False,
+        timeout=60.0,
+        max_input_tokens=max_input_tokens,
     )
     return LLMVerifier(config, client=LLMClient(config))
 
@@ -170,8 +176,9 @@ async def run_engine(dag: DAG, claims: list[Claim], server: FakeOpenAI, concurre
 
 
 async def run_baseline(dag: DAG, claims: list[Claim], server: FakeOpenAI, concurrency: int) -> list[int]:
-    """The long-context baseline: one verdict call per claim over the text of every root."""
-    verifier = verifier_for(server, concurrency)
+    """The long-context baseline: one verdict call per claim over the text of every root, to a model
+    whose window holds them all (no real one does: the prompt would be refused over any limit)."""
+    verifier = verifier_for(server, concurrency, max_input_tokens=10_000_000)
     excerpts = [Excerpt(node_id=r, text=dag.node(r).text, is_root=True) for r in sorted(dag.roots)]
     await asyncio.gather(*(verifier.judge(claim, excerpts) for claim in claims))
     await verifier.aclose()

@@ -127,5 +127,11 @@ class TrailConfig(BaseModel):
         "(`max_input_tokens`), none for a verifier without one",
     )
     max_reselections: int = Field(default=3, ge=0)
-    max_decompositions: int = Field(default=20, ge=0)
+    max_decompositions: int = Field(default=20, ge=0, description="decomposition calls per claim, at most")
+    decomposition_depth: int | None = Field(
+        default=1,
+        ge=1,
+        description="rounds of sub-claim decomposition: 1 splits the claim once and its parts are final; None "
+        "splits parts again until they stop changing (the paper's recursion), within max_decompositions",
+    )
     concurrency: int = Field(default=16, ge=1)

@@ -17,7 +17,7 @@ from veritrail_graphrag.audit import options as audit_options
 from veritrail_graphrag.audit.claims import load_claims
 from veritrail_graphrag.audit.targets import file_target
 from veritrail_graphrag.cli.exit_codes import ExitCode
-from veritrail_graphrag.cli.options import AuditFlags, VerifierFlags
+from veritrail_graphrag.cli.options import AuditFlags, EvalFlags
 from veritrail_graphrag.errors import AdapterError, ClaimsError, DagError
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.report import AuditReport
@@ -38,8 +38,8 @@ def test_every_audit_command_takes_every_audit_option(name: str) -> None:
     assert set(AuditFlags.model_fields) <= _options(name)
 
 
-def test_eval_takes_the_verifier_options() -> None:
-    assert set(VerifierFlags.model_fields) <= _options("eval")
+def test_eval_takes_the_verifier_and_traversal_options() -> None:
+    assert set(EvalFlags.model_fields) <= _options("eval")
 
 
 def test_eval_refuses_llm_options_with_the_lexical_verifier(tmp_path: Path) -> None:

@@ -57,6 +57,9 @@ def test_llm_audit_uses_the_project_model_and_reruns_for_free(project: Path, fak
     assert report["usage"]["total"]["calls"] == calls
     assert set(report["usage"]["per_claim"]) >= {r["claim"]["id"] for r in report["results"]}
     assert any("orphanage" in r["claim"]["text"] and r["error_stages"] == [6] for r in report["results"])
+    kinds = report["usage"]["calls_by_kind"]
+    assert sum(kinds.values()) == calls and min(kinds[k] for k in ("claim_extraction", "decomposition")) > 0
+    assert f"Model calls: {calls} (0 from cache): claim extraction {kinds['claim_extraction']}, " in first.output
 
     again = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--no-resume"])
     assert again.exit_code == 0, again.output
@@ -86,12 +89,13 @@ def test_eval_with_the_llm_verifier_takes_model_flags(
     monkeypatch.setenv("OPENAI_API_KEY", "not-a-real-key")
     args = ["eval", "summedits", "--verifier", "llm", "--limit", "2", "--data", str(BENCHMARKS)]
     args += ["--model", "test-model", "--base-url", fake_openai.url, "--out", str(tmp_path / "out")]
-    result = runner.invoke(cli.app, args)
+    result = runner.invoke(cli.app, [*args, "--decomposition-depth", "2"])
     assert result.exit_code == 0, result.output
     assert fake_openai.count > 0
     (report,) = (tmp_path / "out").glob("*.json")
     data = json.loads(report.read_text())
-    assert data["verifier"] == "llm"
+    assert data["verifier"] == "llm" and "--decomposition-depth 2" in data["command"]
+    assert sum(data["cost"]["model_calls_by_kind"].values()) == fake_openai.count
 
 
 def test_a_claim_without_a_readable_answer_is_reported_not_guessed(project: Path, fake_openai: FakeOpenAI) -> None:

@@ -205,14 +205,21 @@ def test_decomposition_queue_dedupes_and_caps() -> None:
         "A and B": ["A", "B and C"],
         "B and C": ["B", "C", "A"],
     }
+    paper = TrailConfig(decomposition_depth=None)
     verifier = ScriptedVerifier("MARK", parts=parts)
-    result = VeriTrail(verifier).verify(hierarchical_figure_1(), Claim(id="c", text="A and B"))
+    result = VeriTrail(verifier, paper).verify(hierarchical_figure_1(), Claim(id="c", text="A and B"))
     assert result.claim.sub_claims == ["A", "B", "C"]
     assert verifier.decompose_calls == ["A and B", "A", "B and C", "B", "C"]
 
     capped = ScriptedVerifier("MARK", parts=parts)
-    VeriTrail(capped, TrailConfig(max_decompositions=1)).verify(hierarchical_figure_1(), Claim(id="c", text="A and B"))
+    VeriTrail(capped, paper.model_copy(update={"max_decompositions": 1})).verify(
+        hierarchical_figure_1(), Claim(id="c", text="A and B")
+    )
     assert capped.decompose_calls == ["A and B"]
+
+    once = ScriptedVerifier("MARK", parts=parts)  # the default: the claim is split once
+    result = VeriTrail(once).verify(hierarchical_figure_1(), Claim(id="c", text="A and B"))
+    assert once.decompose_calls == ["A and B"] and result.claim.sub_claims == ["A", "B and C"]
 
 
 def test_given_sub_claims_skip_decomposition() -> None:

@@ -35,6 +35,38 @@ def test_decomposition_queue_never_returns_the_claim_itself() -> None:
     assert DecompositionQueue("x", max_calls=0).sub_claims() == []
 
 
+def test_decomposition_queue_ends_a_branch_that_repeats_its_parent_or_a_part_seen() -> None:
+    queue = DecompositionQueue("A and B", max_calls=20)
+    answers = {"A and B": ["A", "B", "a and b."], "A": ["A, ", "B"], "B": ["b", "A"]}
+    asked = []
+    while (part := queue.next()) is not None:
+        asked.append(part)
+        queue.answer(part, answers[part])
+    assert asked == ["A and B", "A", "B"]  # "A, " restates A, "B" and "A" were seen: nothing new
+    assert queue.sub_claims() == ["A", "B"]
+
+
+def test_a_part_the_model_returns_unchanged_is_final_as_written() -> None:
+    queue = DecompositionQueue("Acme, Inc. sells tools.", max_calls=20)
+    queue.answer(queue.next() or "", ["acme inc sells tools"])
+    assert queue.next() is None and queue.sub_claims() == []
+
+
+def test_decomposition_depth_bounds_the_rounds() -> None:
+    def run(depth: int | None) -> tuple[list[str], list[str]]:
+        queue = DecompositionQueue("P", max_calls=20, max_depth=depth)
+        asked = []
+        while (part := queue.next()) is not None:
+            asked.append(part)
+            queue.answer(part, [f"{part}.1", f"{part}.2"])  # a model that always finds two new parts
+        return asked, queue.sub_claims()
+
+    assert run(1) == (["P"], ["P.1", "P.2"])
+    assert run(2) == (["P", "P.1", "P.2"], ["P.1.1", "P.1.2", "P.2.1", "P.2.2"])
+    asked, parts = run(None)
+    assert len(asked) == 20 and len(parts) == 21  # the paper's recursion: only the cap ends it
+
+
 def dag() -> DAG:
     nodes = [
         {"id": "r1", "stage": 1, "text": "One. Two. Three."},

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from veritrail_graphrag.dag import DagFile, Node
@@ -11,40 +9,32 @@ from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim, Loa
 from veritrail_graphrag.evaluation.render import render_markdown, tables
 from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split, select
+from veritrail_graphrag.llm.kinds import CallKind
+from veritrail_graphrag.llm.usage import UsageLedger
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
 
 SOURCE = "The mill opened in 1850. The river powers the mill."
-
-
-@dataclass
-class _Total:
-    total_tokens: int
-
-
-class _Ledger:
-    def __init__(self) -> None:
-        self.tokens = 0
-
-    def total(self) -> _Total:
-        return _Total(self.tokens)
 
 
 class KeywordVerifier:
     """Selects every sentence; the verdict comes from a keyword in the claim. Meters 10 tokens a call."""
 
     def __init__(self) -> None:
-        self.usage = _Ledger()
+        self.usage = UsageLedger()
+
+    def _meter(self, kind: CallKind) -> None:
+        self.usage.record(kind, "keyword", usage_key=None, input_tokens=6, output_tokens=4)
 
     async def decompose(self, claim_text: str) -> list[str]:
-        self.usage.tokens += 10
+        self._meter(CallKind.DECOMPOSITION)
         return [claim_text]
 
     async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
-        self.usage.tokens += 10
+        self._meter(CallKind.EVIDENCE_SELECTION)
         return EvidenceSelection(selected=[s.id for s in sentences], summary="all")
 
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
-        self.usage.tokens += 10
+        self._meter(CallKind.VERDICT)
         if "boom" in claim.text:
             raise ConnectionError("model unavailable")
         if "fake" in claim.text:
@@ -117,6 +107,13 @@ def test_cost_counts_engine_calls_and_metered_tokens() -> None:
     assert cost.calls == sum(cost.calls_by_kind.values())
     assert cost.tokens == 10 * cost.calls
     assert cost.tokens_per_claim == pytest.approx(10 * cost.calls / cost.claims)
+    names = {"decompose": "decomposition", "select_evidence": "evidence_selection", "judge": "verdict"}
+    assert cost.model_calls_by_kind == {
+        **{names[kind]: n for kind, n in cost.calls_by_kind.items()},
+        "repair": 0,
+        "resample": 0,
+    }
+    assert "Model calls: decomposition" in render_markdown(report)
     assert cost.nodes_read_per_claim == pytest.approx(1.0)
 
 

@@ -17,6 +17,7 @@ from veritrail_graphrag.errors import LLMError, PromptTooLongError
 from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache, cache_key, request_payload
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.request import ChatMessage
 from veritrail_graphrag.llm.retry import RetryPolicy, retry_after_seconds
 from veritrail_graphrag.llm.structured import Rung
 from veritrail_graphrag.llm.usage import usage_scope
@@ -68,7 +69,6 @@ async def test_usage_is_estimated_when_the_endpoint_reports_none(fake_openai: Fa
     await llm.aclose()
 
 
-
 async def test_prompt_tokens_the_endpoint_served_from_its_cache_are_counted(fake_openai: FakeOpenAI) -> None:
     """OpenAI, vLLM and llama.cpp say in `usage.prompt_tokens_details.cached_tokens` how much of a
     prompt they did not compute again; an endpoint that does not say counts none."""
@@ -87,6 +87,7 @@ async def test_prompt_tokens_the_endpoint_served_from_its_cache_are_counted(fake
     await llm.complete(decomposition_prompt("Acme Corp sells nails and Acme Corp sells glue"), parse_decomposition)
     assert llm.ledger.records[-1].cached_input_tokens == 0
     await llm.aclose()
+
 
 @pytest.mark.parametrize(
     "fault",
@@ -300,6 +301,10 @@ def test_cache_key_covers_what_changes_the_answer_and_nothing_else(fake_openai: 
 
     base = key()
     assert key(api_key="other", timeout=1.0, max_attempts=2, concurrency=1, requests_per_minute=5) == base
+    # A prompt's wording or layout changed (as when the prompts were laid out for prompt caches):
+    # answers cached under the old prompt are not reused but asked again.
+    system, user = PROMPT.messages
+    relaid = PROMPT.model_copy(update={"messages": (system, ChatMessage(role="user", content=user.content + "\n"))})
     different = [
         key(model="gpt-4o-mini"),
         key(base_url="http://127.0.0.1:1/v1"),
@@ -308,6 +313,7 @@ def test_cache_key_covers_what_changes_the_answer_and_nothing_else(fake_openai: 
         key(sample=1),
         key(temperature=0.2),
         key(prompt=decomposition_prompt("Something else")),
+        key(prompt=relaid),
         cache_key(request_payload(client(fake_openai).config, PROMPT, 0, 0.0, True)),
     ]
     assert base not in different and len(set(different)) == len(different)

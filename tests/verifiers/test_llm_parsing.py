@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from veritrail_graphrag.llm.json_text import extract_json, merged
 from veritrail_graphrag.models import Sentence, Verdict
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
 from veritrail_graphrag.verifiers.llm.parsing import (
     AnswerParseError,
-    extract_json,
     normalize_verdict,
     parse_claim_extraction,
     parse_decomposition,
@@ -69,6 +69,11 @@ def test_extract_json_returns_none_without_an_object() -> None:
     assert extract_json('{"unterminated": ') is None
 
 
+def test_a_repair_reply_is_read_with_the_fields_the_answer_kept() -> None:
+    assert json.loads(merged({"a": 1, "b": "kept"}, '```json\n{"b": "new"}\n```')) == {"a": 1, "b": "new"}
+    assert merged({"a": 1}, "no json here") == "no json here"
+
+
 class TestVerdict:
     def test_structured(self) -> None:
         answer = parse_verdict(json.dumps(VERDICT_JSON))
@@ -94,6 +99,15 @@ class TestVerdict:
     def test_unknown_or_missing_verdict_is_never_guessed(self, text: str) -> None:
         with pytest.raises(AnswerParseError):
             parse_verdict(text)
+
+    @pytest.mark.parametrize("verdict", [{}, {"verdict": "supported"}])
+    def test_an_unreadable_verdict_is_missing_and_the_reasoning_kept(self, verdict: dict[str, str]) -> None:
+        reasoning = {k: v for k, v in VERDICT_JSON.items() if k != "verdict"}
+        with pytest.raises(AnswerParseError) as info:
+            parse_verdict(json.dumps({**reasoning, **verdict}))
+        assert info.value.missing == ("verdict",) and info.value.kept == reasoning
+        repaired = parse_verdict(merged(info.value.kept, 'Here: {"verdict": "Fully Supported"}'))
+        assert repaired.verdict == "Fully Supported" and repaired.reasoning == "All parts hold."
 
     def test_normalize_accepts_only_the_three_labels(self) -> None:
         assert normalize_verdict("FULLY SUPPORTED") is Verdict.FULLY_SUPPORTED
@@ -130,13 +144,24 @@ class TestEvidence:
         answer = parse_evidence('{"selected": [], "context": [], "summary": ""}')
         assert answer.selected == [] and answer.summary == ""
 
-    def test_selection_without_summary_is_unreadable(self) -> None:
-        with pytest.raises(AnswerParseError, match="no summary"):
-            parse_evidence('{"selected": ["S1"], "context": [], "summary": ""}')
+    @pytest.mark.parametrize(
+        "text",
+        [
+            '{"selected": ["S1"], "context": [], "summary": ""}',
+            '{"selected": ["S1"]}',
+            '{"selected": ["S1"], "summary": null, "gaps": 3}',  # invalid optional fields: their defaults
+            "Selected: S1",
+        ],
+    )
+    def test_a_selection_without_a_summary_is_kept(self, text: str) -> None:
+        answer = parse_evidence(text)
+        assert answer.selected == ["S1"] and answer.summary == "" and answer.context == []
 
-    def test_missing_selection_is_unreadable(self) -> None:
-        with pytest.raises(AnswerParseError):
-            parse_evidence('{"summary": "something"}')
+    def test_missing_selection_names_the_field_and_keeps_the_rest(self) -> None:
+        with pytest.raises(AnswerParseError, match="selected") as info:
+            parse_evidence('{"review": "S2 says so", "summary": "something", "unknown": 1}')
+        assert info.value.missing == ("selected",)
+        assert info.value.kept == {"review": "S2 says so", "summary": "something"}
 
 
 class TestDecomposition:
@@ -182,8 +207,15 @@ class TestClaimExtraction:
         assert parse_claim_extraction(json.dumps(data)) == []
 
     def test_unreadable(self) -> None:
-        with pytest.raises(AnswerParseError):
+        with pytest.raises(AnswerParseError) as info:
             parse_claim_extraction('{"selection": "x"}')
+        assert info.value.missing == ("claims",) and info.value.kept == {"selection": "x"}
+
+    def test_a_sentence_found_unverifiable_needs_no_claims_list(self) -> None:
+        assert parse_claim_extraction('{"selection": "advice", "has_verifiable_content": false}') == []
+
+    def test_claims_without_the_flags_stand(self) -> None:
+        assert parse_claim_extraction('{"claims": ["Acme Corp sells X."]}') == ["Acme Corp sells X."]
 
 
 class TestLabels:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -61,6 +62,32 @@ def test_the_server_answers_the_openai_api(smollm2: LocalServer) -> None:
     assert answer.usage is not None and answer.usage.prompt_tokens > 0
 
 
+def test_the_servers_prompt_cache_reuses_an_opening_read_before_another_prompt(smollm2: LocalServer) -> None:
+    """By itself the server reuses only the previous prompt's opening; the audit's calls interleave.
+    Read in the server's log, not timed: right after a start, or on a busy machine, even the few
+    tokens left to compute can take seconds."""
+    import openai
+
+    client = openai.OpenAI(base_url=smollm2.base_url, api_key="not-needed")
+    shared = " ".join(f"Sentence {i}: the mill at Oradell ground {i} sacks of grain in {1800 + i}." for i in range(30))
+
+    def ask(content: str) -> None:
+        client.chat.completions.create(
+            model=smollm2.alias, messages=[{"role": "user", "content": content}], max_tokens=1, temperature=0
+        )
+
+    ask(shared + " Claim: the mill ground grain.")
+    ask("Something else entirely.")
+    before = smollm2.log_path.stat().st_size
+    ask(shared + " Claim: the mill ground salt.")
+    with smollm2.log_path.open(encoding="utf-8", errors="replace") as log:
+        log.seek(before)
+        lines = log.read()
+    assert "cache hit" in lines
+    reused = [int(n) for n in re.findall(r"(\d+) prefix-match hit", lines)]
+    assert reused and max(reused) > 700  # the ~760 tokens of the shared opening were not computed again
+
+
 def test_a_model_file_that_is_not_a_model_fails_with_the_server_log(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"not a gguf file")
@@ -95,7 +122,6 @@ def test_the_server_is_stopped_when_the_owner_is_killed(tmp_path: Path) -> None:
 def _listening(port: str) -> bool:
     out = subprocess.run(["ss", "-ltn"], capture_output=True, text=True, check=False).stdout
     return any(line.split()[3].endswith(f":{port}") for line in out.splitlines()[1:] if len(line.split()) > 3)
-
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -69,7 +69,8 @@ def plan(
             add(upper, CallKind.CLAIM_EXTRACTION, volume)
         claim_chars = sum(len(c.text) for c in found)
         add(lower, CallKind.DECOMPOSITION, CallVolume(calls=n, chars=claim_chars))
-        add(upper, CallKind.DECOMPOSITION, CallVolume(calls=n * 3, chars=claim_chars * 3))
+        rounds = 1 if config.decomposition_depth == 1 else config.max_decompositions
+        add(upper, CallKind.DECOMPOSITION, CallVolume(calls=n * rounds, chars=claim_chars * rounds))
 
         first = dag.src(terminal)
         upstream = sorted(nx.ancestors(dag.graph, terminal))

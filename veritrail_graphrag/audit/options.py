@@ -110,7 +110,18 @@ class VerifierOptions(Options):
         )  # fmt: skip
 
 
-class AuditOptions(VerifierOptions):
+class TraversalOptions(Options):
+    """How far the engine goes for each claim: the audits and `veritrail eval` take these."""
+
+    decomposition_depth: int | None = Field(
+        TrailConfig.model_fields["decomposition_depth"].default,
+        ge=1,
+        description="Rounds of sub-claim decomposition: 1 splits each claim once, its parts are final; 20 "
+        "splits parts again until they stop changing (the paper's recursion, at most 20 calls a claim).",
+    )
+
+
+class AuditOptions(TraversalOptions, VerifierOptions):
     """Everything an audit needs besides its input: the verifier, the traversal, resuming, the report."""
 
     q: int = Field(1, ge=1, description="Consecutive Not Fully Supported verdicts that end a claim.")
@@ -138,7 +149,12 @@ class AuditOptions(VerifierOptions):
         prepared = prepare_verifier(self.verifier_spec(root, self.concurrency))
         default = DEFAULT_CONCURRENCY if prepared.model_calls is not None else 1
         concurrency = self.concurrency or prepared.concurrency or default
-        config = TrailConfig(q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency)
+        config = TrailConfig(
+            q=self.q,
+            max_sentences_per_prompt=max_sentences_per_prompt,
+            concurrency=concurrency,
+            decomposition_depth=self.decomposition_depth,
+        )
         return prepared, config
 
 

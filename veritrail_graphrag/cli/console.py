@@ -20,6 +20,8 @@ from rich.table import Table
 
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.errors import VeriTrailWarning
+from veritrail_graphrag.llm.kinds import CallKind
+from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.report.model import SHORT_REASON, AuditReport, flagged_first, stages_text
 
@@ -181,13 +183,7 @@ def print_audit(
     if report.verifier_note:
         stdout.print(f"Verifier {report.verifier}: {report.verifier_note}", highlight=False, soft_wrap=True)
     if report.usage is not None:
-        total = report.usage.total
-        cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
-        stdout.print(
-            f"Model calls: {total.calls} ({total.cached_calls} from cache), "
-            f"{total.total_tokens:,} tokens, cost {cost}.",
-            highlight=False,
-        )
+        stdout.print(usage_line(report.usage), highlight=False, soft_wrap=True)
     if report.summary.citations is not None:
         c = report.summary.citations
         invented = f"; {_verb(c.with_unknown, 'cites', 'cite')} records it was not built from" if c.with_unknown else ""
@@ -219,6 +215,22 @@ def print_audit(
     stdout.print(f"Open {html} in a browser (one file, no network).", highlight=False, soft_wrap=True, markup=False)
     others = ", ".join(p.name for p in (markdown_path, report_path)) + ", claims.parquet, evidence.parquet"
     stdout.print(f"Also written: {others} in {report_path.parent}", highlight=False, soft_wrap=True, markup=False)
+
+
+def usage_line(usage: UsageReport) -> str:
+    """Calls (where they went, when any were sent), tokens (those the endpoint's prompt cache served,
+    when it says) and cost: what a user paying per token wants to see first."""
+    total = usage.total
+    cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
+    names = {kind.value: kind.label for kind in CallKind} | {"repair": "repair turns", "resample": "resampled"}
+    kinds = ", ".join(f"{names.get(kind, kind)} {n}" for kind, n in usage.calls_by_kind.items() if n)
+    cached = (
+        f", {total.cached_input_tokens:,} prompt tokens from the endpoint's cache" if total.cached_input_tokens else ""
+    )
+    return (
+        f"Model calls: {total.calls} ({total.cached_calls} from cache)" + (f": {kinds}" if kinds else "")
+        + f"; {total.total_tokens:,} tokens{cached}, cost {cost}."
+    )  # fmt: skip
 
 
 def print_dry_run(estimate: DryRun, model: str) -> None:

@@ -15,17 +15,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from veritrail_graphrag.cli.exit_codes import guarded
-from veritrail_graphrag.cli.options import VerifierFlags, with_options
+from veritrail_graphrag.cli.options import EvalFlags, with_options
 from veritrail_graphrag.evaluation.catalog import BENCHMARKS
 from veritrail_graphrag.evaluation.render import cost_line, tables
 from veritrail_graphrag.evaluation.session import DEFAULT_OUT, report_paths, resolve_data_dir, run_eval
+from veritrail_graphrag.models import TrailConfig
 
 stdout = Console()
 stderr = Console(stderr=True)
 
 
 @guarded
-@with_options(VerifierFlags)
+@with_options(EvalFlags)
 def eval_command(
     benchmark: Annotated[str, typer.Argument(help=f"One of: {', '.join(BENCHMARKS)}.")],
     split: Annotated[str, typer.Option(help="dev (tune here) or test (report this).")] = "test",
@@ -40,7 +41,7 @@ def eval_command(
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
     *,
-    flags: VerifierFlags,
+    flags: EvalFlags,
 ) -> None:
     """Measure detection (and, on `planted`, error localization) on a benchmark split, next to the
     "always Fully Supported" and token-overlap reference points."""
@@ -53,6 +54,7 @@ def eval_command(
         task = progress.add_task("items", total=None)
         report = run_eval(
             benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,
+            config=TrailConfig(decomposition_depth=flags.decomposition_depth),
             progress=lambda done, total: progress.update(task, completed=done, total=total),
         )  # fmt: skip
     for table in tables(report):

@@ -1,6 +1,6 @@
 """The command line's shared options, made from the option models of the API.
 
-`AuditOptions` and `VerifierOptions` (in `audit/options.py`) declare each option once: type,
+`AuditOptions`, `VerifierOptions` and `TraversalOptions` (in `audit/options.py`) declare each option once: type,
 default, help (the field's description) and bounds. `@with_options(Model)` turns a model's fields
 into typer options after the command's own and hands the command one validated `flags` value, so
 `verify`, `audit`, `audit-index`, `query` and `eval` take the same options as `audit()` and cannot
@@ -20,12 +20,14 @@ from annotated_types import Ge, Le
 from pydantic import BaseModel, Field, model_validator
 from pydantic.fields import FieldInfo
 
-from veritrail_graphrag.audit.options import AuditOptions, GateOptions, SourceOptions, VerifierOptions
+from veritrail_graphrag.audit.options import AuditOptions, GateOptions, SourceOptions, TraversalOptions, VerifierOptions
 from veritrail_graphrag.errors import UsageError
 
 _R = TypeVar("_R")
 
-VerifierFlags = VerifierOptions
+
+class EvalFlags(TraversalOptions, VerifierOptions):
+    """`veritrail eval`: the verifier, and how far the engine goes for each claim, as the audits take them."""
 
 
 class AuditFlags(AuditOptions, GateOptions):

@@ -198,7 +198,7 @@ class _Trail:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
 
     async def _decompose(self, text: str) -> list[str]:
-        queue = DecompositionQueue(text, self.config.max_decompositions)
+        queue = DecompositionQueue(text, self.config.max_decompositions, self.config.decomposition_depth)
         while (part := queue.next()) is not None:
             answer = await self._call("sub-claim decomposition", [], partial(self.verifier.decompose, part), None)
             if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):

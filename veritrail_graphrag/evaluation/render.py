@@ -41,10 +41,11 @@ def _title(report: EvalReport) -> str:
 def cost_line(report: EvalReport) -> str:
     c = report.cost
     tokens = "not metered" if c.tokens_per_claim is None else f"{c.tokens_per_claim:.0f}"
+    sent = ", ".join(f"{kind} {n}" for kind, n in (c.model_calls_by_kind or {}).items() if n)
     return (
         f"Cost per claim: {c.calls_per_claim:.2f} verifier calls, tokens {tokens}, "
         f"{1000 * c.seconds_per_claim:.1f} ms, {c.nodes_read_per_claim:.2f} nodes read "
-        f"(total {c.seconds:.1f} s for {c.claims} claims)."
+        f"(total {c.seconds:.1f} s for {c.claims} claims)." + (f" Model calls: {sent}." if sent else "")
     )
 
 

@@ -69,6 +69,10 @@ class Cost(BaseModel):
     calls: int
     calls_by_kind: dict[str, int]
     calls_per_claim: float
+    model_calls_by_kind: dict[str, int] | None = Field(
+        default=None,
+        description="model calls per kind, repair and resample turns apart; None when the verifier does not meter them",
+    )
     tokens: int | None = Field(description="None when the verifier does not meter tokens")
     tokens_per_claim: float | None
     seconds: float

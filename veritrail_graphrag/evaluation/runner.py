@@ -17,7 +17,7 @@ from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.errors import EndpointError, VeriTrailError
 from veritrail_graphrag.evaluation.baselines import overlap_score
-from veritrail_graphrag.evaluation.counting import CountingVerifier, tokens_used
+from veritrail_graphrag.evaluation.counting import CountingVerifier, model_calls, tokens_used
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LoadedBenchmark, Unit
 from veritrail_graphrag.evaluation.metrics import best_threshold
 from veritrail_graphrag.evaluation.results import Cost, EvalReport, UnitOutcome
@@ -167,11 +167,11 @@ def evaluate(
 
     counting = CountingVerifier(verifier)
     engine = VeriTrail(counting, config or TrailConfig())
-    tokens_before = tokens_used(verifier)
+    tokens_before, calls_before = tokens_used(verifier), model_calls(verifier) or {}
     started = time.perf_counter()
     verified = [o for group in event_loop.run(_verify_all(engine, items, progress)) for o in group]
     seconds = time.perf_counter() - started
-    tokens_after = tokens_used(verifier)
+    tokens_after, calls_after = tokens_used(verifier), model_calls(verifier)
 
     failed_items = {o.item_id for o in verified if o.error}
     kept = [o for o in verified if not o.error]
@@ -195,10 +195,12 @@ def evaluate(
         ),
     ]
     tokens = None if tokens_before is None or tokens_after is None else tokens_after - tokens_before
+    sent = None if calls_after is None else {k: n - calls_before.get(k, 0) for k, n in calls_after.items()}
     cost = Cost(
         claims=claims,
         calls=counting.total_calls,
         calls_by_kind=dict(sorted(counting.calls.items())),
+        model_calls_by_kind=sent,
         calls_per_claim=counting.total_calls / claims,
         tokens=tokens,
         tokens_per_claim=None if tokens is None else tokens / claims,

@@ -13,10 +13,12 @@ from veritrail_graphrag.evaluation.results import EvalReport
 from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split
 from veritrail_graphrag.files import write_together
+from veritrail_graphrag.models import TrailConfig
 from veritrail_graphrag.verifiers.registry import VerifierSpec, prepare_verifier
 
 DEFAULT_DATA = Path("..") / "shared" / "benchmarks"
 DEFAULT_OUT = Path("eval-results")
+
 
 def resolve_data_dir(data: Path | None) -> Path:
     """`--data`, else `../shared/benchmarks` when it exists (a checkout beside the shared data)."""
@@ -37,10 +39,14 @@ def report_paths(report: EvalReport, out_dir: Path) -> tuple[Path, Path]:
     return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
 
 
-def _command(benchmark: str, verifier: str, split: str, limit: int | None, data_dir: Path, out_dir: Path) -> str:
+def _command(
+    benchmark: str, verifier: str, split: str, limit: int | None, data_dir: Path, out_dir: Path, config: TrailConfig
+) -> str:
     parts = ["veritrail eval", benchmark, f"--verifier {verifier}", f"--split {split}"]
     if limit is not None:
         parts.append(f"--limit {limit}")
+    if config.decomposition_depth != TrailConfig().decomposition_depth:
+        parts.append(f"--decomposition-depth {config.decomposition_depth}")
     parts += [f"--data {data_dir}", f"--out {out_dir}"]
     return " ".join(parts)
 
@@ -54,11 +60,14 @@ def run_eval(
     out_dir: Path,
     *,
     spec: VerifierSpec | None = None,
+    config: TrailConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> EvalReport:
     """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>.{json,md}`; return the report.
 
-    `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`)."""
+    `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`);
+    `config` the traversal (the decomposition depth)."""
+    config = config or TrailConfig()
     try:
         chosen = Split(split)
     except ValueError:
@@ -70,8 +79,9 @@ def run_eval(
         prepare_verifier((spec or VerifierSpec()).model_copy(update={"name": verifier})).build(),
         chosen,
         limit=limit,
+        config=config,
         data_dir=data_dir,
-        command=_command(benchmark, verifier, split, limit, data_dir, out_dir),
+        command=_command(benchmark, verifier, split, limit, data_dir, out_dir, config),
         progress=progress,
     )
     json_path, markdown_path = report_paths(report, out_dir)

@@ -8,8 +8,11 @@ format's ladder) and the answer is parsed.
 An answer that cannot be parsed (or was cut at `max_tokens`) is never asked for again as is: the
 second attempt shows the model its answer, the problem and the schema (a repair turn); later
 attempts ask the original question afresh at a nonzero temperature with another seed, because at
-temperature 0 the same request gets the same answer back. Both are counted in the usage. Only an
-answer that parsed is cached, under the key of the original request, so a re-run finds it.
+temperature 0 the same request gets the same answer back. Both are counted in the usage. When the
+parser could read part of a JSON answer (`AnswerParseError.kept`), the repair turn asks only for the
+fields it lacked, under a schema of those fields, and reads the reply together with the kept ones:
+a small model that skips one field is not made to write (and pay for) its whole answer again. Only
+an answer that parsed is cached, whole, under the key of the original request, so a re-run finds it.
 """
 
 from __future__ import annotations
@@ -20,15 +23,16 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from veritrail_graphrag.errors import LLMError, PromptTooLongError
 from veritrail_graphrag.llm.cache import CachedAnswer, ResponseCache, cache_key, request_payload
 from veritrail_graphrag.llm.completion import AnswerParseError, Completion
 from veritrail_graphrag.llm.config import LLMConfig
+from veritrail_graphrag.llm.json_text import merged
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
-from veritrail_graphrag.llm.request import Prompt
+from veritrail_graphrag.llm.request import JSON_COMPLETE, Prompt
 from veritrail_graphrag.llm.structured import Rung, RungMemory
 from veritrail_graphrag.llm.transport import Reply, Request, Transport
 from veritrail_graphrag.llm.usage import RetryReason, UsageLedger, current_usage_key, estimate_tokens
@@ -137,25 +141,35 @@ class LLMClient:
         original = [m.model_dump() for m in prompt.messages]
         limit = max_tokens or self.config.max_output_tokens or prompt.max_tokens
         messages, request, retry = original, Request(prompt, logprobs, limit, temperature, self.config.seed), None
+        kept: dict[str, Any] = {}
         problem = ""
         for attempt in range(self.config.parse_attempts):
             reply = await self.transport.send(messages, what, request)
+            text = merged(kept, reply.text) if kept else reply.text
             try:
                 if reply.truncated:
                     raise AnswerParseError(
                         f"the answer was cut off at max_tokens={request.max_tokens} (finish_reason 'length')"
                     )
-                result = parse(Completion(text=reply.text, logprobs=reply.logprobs))
+                result = parse(Completion(text=text, logprobs=reply.logprobs))
             except AnswerParseError as exc:
                 problem = str(exc)
                 self._record(kind, reply, usage_key, subject, parsed=False, retry=retry)
                 if attempt == 0:
                     retry = "repair"
-                    log.info("%s: unreadable answer (%s); asking for a repair", what, problem)
-                    messages = [*original, {"role": "assistant", "content": reply.text}, self._repair(prompt, problem)]
+                    narrowed = self._narrowed(prompt, exc)
+                    repair = self._repair(prompt, problem, narrowed)
+                    messages = [*original, {"role": "assistant", "content": reply.text}, repair]
+                    if narrowed is None:
+                        log.info("%s: unreadable answer (%s); asking for a repair", what, problem)
+                    else:
+                        log.info("%s: %s; asking for %s only", what, problem, ", ".join(exc.missing))
+                        kept = exc.kept
+                        request = Request(prompt, logprobs, limit, temperature, self.config.seed, schema=narrowed)
                 else:
                     retry = "resample"
                     log.info("%s: unreadable answer (%s); asking afresh with another seed", what, problem)
+                    kept = {}
                     messages = original
                     request = Request(
                         prompt,
@@ -174,7 +188,7 @@ class LLMClient:
                         key=key,
                         kind=kind.value,
                         model=self.config.model,
-                        answer=reply.text,
+                        answer=text,
                         logprobs=reply.logprobs,
                         input_tokens=reply.input_tokens,
                         output_tokens=reply.output_tokens,
@@ -203,10 +217,28 @@ class LLMClient:
             )
 
     @staticmethod
-    def _repair(prompt: Prompt, problem: str) -> dict[str, str]:
-        text = prompt.repair.format(problem=problem)
-        if prompt.answer_schema is not None:
-            text += "\nThe answer must be valid JSON for this schema:\n" + json.dumps(prompt.answer_schema)
+    def _narrowed(prompt: Prompt, exc: AnswerParseError) -> dict[str, Any] | None:
+        """The answer schema cut down to the fields the answer lacked, when it had others that were
+        read; None when the whole answer is to be asked again."""
+        schema = prompt.answer_schema
+        if schema is None or not exc.kept or not exc.missing or not set(exc.missing) <= set(schema["properties"]):
+            return None
+        return {
+            **schema,
+            "properties": {name: schema["properties"][name] for name in exc.missing},
+            "required": list(exc.missing),
+        }
+
+    @staticmethod
+    def _repair(prompt: Prompt, problem: str, narrowed: dict[str, Any] | None) -> dict[str, str]:
+        if narrowed is not None:
+            fields = " and ".join(f'"{name}"' for name in narrowed["required"])
+            text = JSON_COMPLETE.format(problem=problem, fields=fields)
+        else:
+            text = prompt.repair.format(problem=problem)
+        schema = narrowed or prompt.answer_schema
+        if schema is not None:
+            text += "\nThe answer must be valid JSON for this schema:\n" + json.dumps(schema)
         return {"role": "user", "content": text}
 
     def _record(

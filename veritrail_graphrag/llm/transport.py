@@ -56,13 +56,20 @@ class Reply:
 
 
 class Request:
-    """How to send one call, beyond its messages."""
+    """How to send one call, beyond its messages. `schema` replaces the prompt's answer schema (a
+    repair turn that asks for some fields only)."""
 
     def __init__(
-        self, prompt: Prompt, logprobs: int | None, max_tokens: int | None, temperature: float, seed: int | None
+        self,
+        prompt: Prompt,
+        logprobs: int | None,
+        max_tokens: int | None,
+        temperature: float,
+        seed: int | None,
+        schema: dict[str, Any] | None = None,
     ) -> None:
         self.kind = prompt.kind
-        self.schema = prompt.answer_schema
+        self.schema = prompt.answer_schema if schema is None else schema
         self.logprobs = logprobs
         self.max_tokens = max_tokens
         self.temperature = temperature

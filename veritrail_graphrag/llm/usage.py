@@ -146,6 +146,14 @@ class UsageReport(BaseModel):
     per_claim: dict[str, Usage]
     by_kind: dict[str, Usage]
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def calls_by_kind(self) -> dict[str, int]:
+        """Calls sent per kind, its repair and resample turns counted apart under those two names, so
+        that one line says where the calls went; the figures add up to `total.calls`."""
+        first = {kind: u.calls - u.repair_calls - u.resample_calls for kind, u in self.by_kind.items()}
+        return {**first, "repair": self.total.repair_calls, "resample": self.total.resample_calls}
+
 
 class UsageLedger:
     """All call records of a run. Thread-safe; cheap enough to keep every record."""

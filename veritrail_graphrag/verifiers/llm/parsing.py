@@ -1,21 +1,25 @@
 """Reading answers: strict JSON when the endpoint enforced a schema, a tolerant reader otherwise.
 
 Models without structured output wrap JSON in code fences, add prose around it, leave trailing
-commas or use single quotes; some answer "Verdict: Fully Supported" in plain text. We recover
-all of that, but never guess: an answer whose decision cannot be read raises `AnswerParseError`
-and the client asks again.
+commas or use single quotes (`llm/json_text.py` reads those); some answer "Verdict: Fully
+Supported" in plain text. We recover all of that, but never guess.
+
+Each answer model (`schemas.py`) says which fields are required: the decision (the verdict, the
+selected labels, the parts, the claims). A missing or invalid optional field is left at its default
+and the answer kept, since throwing away a valid decision for want of a summary costs a call and
+can fail the claim. A missing or invalid required field raises `AnswerParseError` naming it, with
+the fields that were valid, so that the client's repair turn asks for that field alone.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from veritrail_graphrag.llm.completion import AnswerParseError
+from veritrail_graphrag.llm.json_text import extract_json
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.models import Verdict
 from veritrail_graphrag.verifiers.llm.schemas import (
@@ -26,8 +30,6 @@ from veritrail_graphrag.verifiers.llm.schemas import (
 )
 
 _A = TypeVar("_A", bound=BaseModel)
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _VERDICT_LINE = re.compile(
     r"^[\s>*#_-]*(?:final\s+)?verdict\s*[:=\-]\s*[*_\"'`]*\s*(?P<label>[A-Za-z _-]+?)\s*[*_\"'`.]*\s*$",
     re.IGNORECASE | re.MULTILINE,
@@ -39,103 +41,24 @@ _FIELD_LINE = re.compile(
 _VERDICTS = {v.value.lower(): v for v in Verdict}
 
 
-def _json_literals_to_python(text: str) -> str:
-    """Turn true/false/null into Python names outside string literals, for `ast.literal_eval`."""
-    out: list[str] = []
-    quote: str | None = None
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if quote:
-            out.append(char)
-            if char == "\\" and i + 1 < len(text):
-                out.append(text[i + 1])
-                i += 1
-            elif char == quote:
-                quote = None
-        elif char in "\"'":
-            quote = char
-            out.append(char)
-        else:
-            word = re.match(r"(true|false|null)\b", text[i:])
-            if word and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-                out.append({"true": "True", "false": "False", "null": "None"}[word.group(1)])
-                i += len(word.group(1))
-                continue
-            out.append(char)
-        i += 1
-    return "".join(out)
-
-
-def _balanced(text: str, start: int) -> str | None:
-    """The bracketed span opening at `start`, honouring string literals; None if never closed."""
-    opening = text[start]
-    closing = "}" if opening == "{" else "]"
-    depth = 0
-    quote: str | None = None
-    i = start
-    while i < len(text):
-        char = text[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif char == quote:
-                quote = None
-        elif char in "\"'":
-            quote = char
-        elif char == opening:
-            depth += 1
-        elif char == closing:
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-        i += 1
-    return None
-
-
-def _loads(candidate: str) -> Any:
-    """`strict=False` takes raw line breaks and tabs inside strings: small models write them, even
-    under llama.cpp's grammar for the schema (SmolLM2-135M did in 2 of 4 Evidence Selection answers)."""
-    try:
-        return json.loads(candidate, strict=False)
-    except json.JSONDecodeError:
-        pass
-    cleaned = _TRAILING_COMMA.sub(r"\1", candidate)
-    try:
-        return json.loads(cleaned, strict=False)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(_json_literals_to_python(candidate))
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-
-
-def extract_json(text: str, *, allow_list: bool = False) -> Any:
-    """The first JSON object (or list) in the text: fenced blocks first, then the raw text."""
-    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    openers = "{[" if allow_list else "{"
-    for source in sources:
-        for start, char in enumerate(source):
-            if char not in openers:
-                continue
-            span = _balanced(source, start)
-            if span is None:
-                continue
-            value = _loads(span)
-            if isinstance(value, dict) or (allow_list and isinstance(value, list)):
-                return value
-    return None
-
-
 def _validate(model: type[_A], data: dict[str, Any], kind: CallKind) -> _A:
-    defaults = {name: "" for name, f in model.model_fields.items() if f.annotation is str}
+    """The answer, with invalid optional fields left at their defaults; a required field missing or
+    invalid raises, naming every such field and keeping the others for the repair turn."""
+    data = {name: value for name, value in data.items() if name in model.model_fields}
     try:
-        return model.model_validate({**defaults, **data})
+        return model.model_validate(data)
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(map(str, problem["loc"]))
-        raise AnswerParseError(f"{kind.label} answer: {where}: {problem['msg']}") from None
+        errors = exc.errors()
+    invalid = list(dict.fromkeys(str(e["loc"][0]) for e in errors if e["loc"]))
+    optional = [name for name in invalid if not model.model_fields[name].is_required()]
+    if optional:
+        return _validate(model, {k: v for k, v in data.items() if k not in optional}, kind)
+    where = ".".join(map(str, errors[0]["loc"]))
+    raise AnswerParseError(
+        f"{kind.label} answer: {where}: {errors[0]['msg']}",
+        missing=invalid,
+        kept={k: v for k, v in data.items() if k not in invalid},
+    )
 
 
 def _as_list(value: Any) -> list[str]:
@@ -180,13 +103,13 @@ def _strings(value: Any) -> Any:
 
 
 def parse_claim_extraction(text: str) -> list[str]:
+    """A sentence the model says is not verifiable, or cannot be disambiguated, has no claims
+    whether or not the answer lists them."""
     data = extract_json(text)
     if not isinstance(data, dict):
         raise AnswerParseError("claim extraction answer: no JSON object")
-    if "claims" not in data:
-        raise AnswerParseError("claim extraction answer: no 'claims' list")
-    data.setdefault("has_verifiable_content", bool(data["claims"]))
-    data.setdefault("can_be_disambiguated", bool(data["claims"]))
+    if data.get("has_verifiable_content") is False or data.get("can_be_disambiguated") is False:
+        return []
     answer = _validate(ClaimExtractionAnswer, data, CallKind.CLAIM_EXTRACTION)
     if not (answer.has_verifiable_content and answer.can_be_disambiguated):
         return []
@@ -194,20 +117,15 @@ def parse_claim_extraction(text: str) -> list[str]:
 
 
 def parse_evidence(text: str) -> EvidenceAnswer:
-    """Labels stay as the model wrote them; `SentenceLabels.resolve` maps and filters them."""
+    """Labels stay as the model wrote them; `SentenceLabels.resolve` maps and filters them. A
+    selection without a summary is kept: the verifier quotes the selected sentences instead."""
     data = extract_json(text)
     if not isinstance(data, dict):
         data = _plain_fields(text)
-    if "selected" not in data:
-        raise AnswerParseError("evidence selection answer: no 'selected' list")
-    data = {**data, "selected": _as_list(data.get("selected")), "context": _as_list(data.get("context"))}
+    data = {**data, **{key: _as_list(data[key]) for key in ("selected", "context") if key in data}}
     if isinstance(data.get("sub_claims"), str):
         data["sub_claims"] = [data["sub_claims"]]
-    data.setdefault("sub_claims", [])
-    answer = _validate(EvidenceAnswer, data, CallKind.EVIDENCE_SELECTION)
-    if answer.selected and not answer.summary.strip():
-        raise AnswerParseError("evidence selection answer: sentences selected but no summary")
-    return answer
+    return _validate(EvidenceAnswer, data, CallKind.EVIDENCE_SELECTION)
 
 
 def _plain_fields(text: str) -> dict[str, Any]:
@@ -218,22 +136,27 @@ def _plain_fields(text: str) -> dict[str, Any]:
     return fields
 
 
+def _without_verdict(data: dict[str, Any]) -> dict[str, Any]:
+    """What a verdict answer said besides its unreadable verdict: kept while the verdict is asked again."""
+    return {k: v for k, v in data.items() if k in VerdictAnswer.model_fields and k != "verdict"}
+
+
 def parse_verdict(text: str) -> VerdictAnswer:
     data = extract_json(text)
-    if isinstance(data, dict) and "verdict" in data:
-        data = {**data, "verdict": normalize_verdict(str(data["verdict"])).value}
-        return _validate(VerdictAnswer, data, CallKind.VERDICT)
+    data = data if isinstance(data, dict) else {}
+    if "verdict" in data:
+        try:
+            label = normalize_verdict(str(data["verdict"]))
+        except AnswerParseError as exc:
+            raise AnswerParseError(str(exc), missing=["verdict"], kept=_without_verdict(data)) from None
+        return _validate(VerdictAnswer, {**data, "verdict": label.value}, CallKind.VERDICT)
     lines = list(_VERDICT_LINE.finditer(text))
     if not lines:
-        raise AnswerParseError("verdict answer: no JSON 'verdict' field and no 'Verdict: ...' line")
+        raise AnswerParseError(
+            "verdict answer: no JSON 'verdict' field and no 'Verdict: ...' line",
+            missing=["verdict"],
+            kept=_without_verdict(data),
+        )
     verdict = normalize_verdict(lines[-1]["label"])
     reasoning = text[: lines[-1].start()].strip()
-    return VerdictAnswer(
-        interpretation="",
-        relevant_evidence="",
-        conflicting_evidence="",
-        debatable_evidence="",
-        clear_evidence="",
-        reasoning=reasoning,
-        verdict=verdict.value,
-    )
+    return VerdictAnswer(reasoning=reasoning, verdict=verdict.value)

@@ -4,6 +4,13 @@ Text that did not come from us (the claim, sentences, excerpts, the answer being
 data blocks (`veritrail_graphrag.llm.request`), which the system prompts declare material, never
 instructions. Prompts are pure functions of their inputs, so an unchanged batch gives an
 unchanged prompt and a cache hit.
+
+Each prompt is laid out for the prompt caches of OpenAI, Azure, vLLM and llama.cpp, which compute
+(and bill) a repeated prefix once: the fixed instructions, then the texts that many calls share
+(a batch's node texts, the excerpts, the question), then what differs (the claim, its sub-claims,
+the target sentence). The shared blocks' tag is derived from the shared texts alone, so two
+Evidence Selection calls over one batch (the claims of an answer all start from the same nodes)
+agree byte for byte up to the claim.
 """
 
 from __future__ import annotations
@@ -188,9 +195,11 @@ def decomposition_prompt(claim_text: str) -> Prompt:
 
 
 def claim_extraction_prompt(
-    target: str, preceding: Sequence[str], following: Sequence[str], question: str | None
+    target: str, preceding: Sequence[str], following: Sequence[str], question: str | None, answer: str = ""
 ) -> Prompt:
-    blocks = DataBlocks()
+    """`answer`: the whole answer the target sentence comes from; its extraction prompts share the
+    question's block byte for byte."""
+    blocks = DataBlocks(seal="\x00".join([question or "", answer]))
     if question and question.strip():
         blocks.text("The question the answer replies to:")
         blocks.block("question", question)
@@ -207,14 +216,8 @@ def claim_extraction_prompt(
 
 
 def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
-    """Sentences are grouped into one excerpt per node, in the order the engine gave them."""
-    blocks = DataBlocks()
-    blocks.text("The claim:")
-    blocks.block("claim", claim.text)
-    if claim.sub_claims:
-        blocks.text("Sub-claims it breaks into (some may be broken down further):")
-        blocks.block("sub-claims", "\n".join(f"- {_one_line(s)}" for s in claim.sub_claims))
-    blocks.text("The excerpts:")
+    """Sentences are grouped into one excerpt per node, in the order the engine gave them (the
+    DAG's, the same for every claim that reads the batch), and come before the claim."""
     groups: list[list[str]] = []
     last_node: str | None = None
     for label, sentence in labels.labelled():
@@ -222,19 +225,28 @@ def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
             groups.append([])
             last_node = sentence.node_id
         groups[-1].append(f"[{label}] {_one_line(sentence.text)}")
-    for number, lines in enumerate(groups, start=1):
-        blocks.block(f"excerpt {number}", "\n".join(lines))
+    excerpts = ["\n".join(lines) for lines in groups]
+    blocks = DataBlocks(seal="\x00".join(excerpts))
+    blocks.text("The excerpts:")
+    for number, excerpt in enumerate(excerpts, start=1):
+        blocks.block(f"excerpt {number}", excerpt)
+    blocks.text("The claim:")
+    blocks.block("claim", claim.text)
+    if claim.sub_claims:
+        blocks.text("Sub-claims it breaks into (some may be broken down further):")
+        blocks.block("sub-claims", "\n".join(f"- {_one_line(s)}" for s in claim.sub_claims))
     blocks.text("Which sentences strongly imply that the claim or one of its sub-claims is true, or false?")
     return _prompt(CallKind.EVIDENCE_SELECTION, blocks, labels=len(labels.labelled()))
 
 
 def verdict_prompt(claim: Claim, excerpts: Sequence[Excerpt]) -> Prompt:
-    blocks = DataBlocks()
-    blocks.text("The claim:")
-    blocks.block("claim", claim.text)
+    """The excerpts come before the claim: roots shown in full are the same for every claim traced to them."""
+    blocks = DataBlocks(seal="\x00".join(excerpt.text for excerpt in excerpts))
     blocks.text("The excerpts:")
     for number, excerpt in enumerate(excerpts, start=1):
         kind = "source text" if excerpt.is_root else "summary of evidence from an intermediate document"
         blocks.block(f"excerpt {number}", excerpt.text, kind)
+    blocks.text("The claim:")
+    blocks.block("claim", claim.text)
     blocks.text("Do the excerpts justify the entire claim?")
     return _prompt(CallKind.VERDICT, blocks)

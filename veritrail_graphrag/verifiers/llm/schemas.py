@@ -4,6 +4,9 @@ The same models give the answer's JSON schema (sent as `response_format` where t
 one, see `structured.py`) and validate what the tolerant text parser recovers (for endpoints
 without). Field order is the order the model writes in: reasoning fields come before the decision
 they lead to.
+
+The schema sent requires every field (strict mode wants that), but the reader requires only the
+decision: a field with a default here may be missing or invalid and the answer is still kept.
 """
 
 from __future__ import annotations
@@ -24,34 +27,37 @@ class DecompositionAnswer(_Answer):
 
 
 class ClaimExtractionAnswer(_Answer):
-    selection: str
-    has_verifiable_content: bool
-    disambiguation: str
-    can_be_disambiguated: bool
+    """Without the two flags the claims listed stand: a model that lists claims found them."""
+
+    selection: str = ""
+    has_verifiable_content: bool = True
+    disambiguation: str = ""
+    can_be_disambiguated: bool = True
     claims: list[str]
 
 
 class EvidenceAnswer(_Answer):
-    """`selected` and `context` hold the prompt's own labels ("S3", "S5-S7"), not sentence ids."""
+    """`selected` and `context` hold the prompt's own labels ("S3", "S5-S7"), not sentence ids.
+    An empty `summary` next to a selection is filled by the verifier (see `verifier.py`)."""
 
-    sub_claims: list[str]
-    review: str
+    sub_claims: list[str] = []
+    review: str = ""
     selected: list[str]
-    context: list[str]
-    summary: str
-    gaps: str
+    context: list[str] = []
+    summary: str = ""
+    gaps: str = ""
 
 
 VerdictLabel = Literal["Fully Supported", "Not Fully Supported", "Inconclusive"]
 
 
 class VerdictAnswer(_Answer):
-    interpretation: str
-    relevant_evidence: str
-    conflicting_evidence: str
-    debatable_evidence: str
-    clear_evidence: str
-    reasoning: str
+    interpretation: str = ""
+    relevant_evidence: str = ""
+    conflicting_evidence: str = ""
+    debatable_evidence: str = ""
+    clear_evidence: str = ""
+    reasoning: str = ""
     verdict: VerdictLabel
 
 

@@ -50,6 +50,7 @@ from veritrail_graphrag.verifiers.llm.schemas import EvidenceAnswer, VerdictAnsw
 from veritrail_graphrag.verifiers.registry import ModelCalls, PreparedVerifier, VerifierSpec
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
+NO_SUMMARY = "(No summary was written; the selected sentences, quoted:)"
 # A claim and its sub-claims, as shown in Evidence Selection and verdict prompts.
 CLAIM_ROOM_TOKENS = 400
 # Below this a prompt could not show one ordinary sentence; such a limit is a mistake in the settings.
@@ -156,8 +157,12 @@ class LLMVerifier:
             selected, context, summary = picks[0]
             # Labels the model made up are passed on, marked, so the engine records them as discarded.
             invented = [f"invented label {label}" for label in labels.resolve(answers[0].selected)[1]]
-            return EvidenceSelection(selected=selected + invented, context=context, summary=summary if selected else "")
-        return self._agreed_evidence(picks, [s.id for s in sentences])
+            summary = (summary.strip() or quoted_selection(selected, sentences)) if selected else ""
+            return EvidenceSelection(selected=selected + invented, context=context, summary=summary)
+        agreed = self._agreed_evidence(picks, [s.id for s in sentences])
+        if agreed.selected and not agreed.summary.strip():
+            return agreed.model_copy(update={"summary": quoted_selection(agreed.selected, sentences)})
+        return agreed
 
     def _agreed_evidence(
         self, picks: Sequence[tuple[list[str], list[str], str]], order: list[str]
@@ -219,6 +224,7 @@ class LLMVerifier:
                 sentences[max(0, i - self.context_before) : i],
                 sentences[i + 1 : i + 1 + self.context_after],
                 question,
+                answer,
             )
             try:
                 return await self.client.complete(prompt, parse_claim_extraction, usage_key=usage_key)
@@ -255,6 +261,16 @@ class LLMVerifier:
         if after_run:
             described["answer_format"] = self.client.rung.value
         return {"llm": described}
+
+
+def quoted_selection(selected: Sequence[str], sentences: Sequence[Sentence]) -> str:
+    """What stands for the summary of a selection the model gave none for: its sentences, quoted
+    and marked as such. The selection is a valid decision and is kept; what a summary adds (full
+    names, what the sentences mean together) is missing, and the report and the verdict prompt say
+    so instead of showing a summary the model never wrote."""
+    chosen = set(selected)
+    quotes = " ".join(f'"{" ".join(s.text.split())}"' for s in sentences if s.id in chosen)
+    return f"{NO_SUMMARY} {quotes}"
 
 
 def prepare(spec: VerifierSpec) -> PreparedVerifier:
