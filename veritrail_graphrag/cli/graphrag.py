@@ -56,12 +56,10 @@ def _print_pipeline_audit(audit: PipelineAudit) -> None:
     print_notes(audit.target.notes)
     if audit.report is not None:
         print_audit(audit.report, audit.target.dag.stage, folder / "report.json", folder / "report.md")
-    if audit.compare_folder is not None:
-        from veritrail_graphrag.compare.compute import Comparison
+    if audit.comparison is not None:
         from veritrail_graphrag.compare.render import tables
 
-        comparison = Comparison.model_validate_json((audit.compare_folder / "compare.json").read_bytes())
-        for table in tables(comparison, stdout.width):
+        for table in tables(audit.comparison, stdout.width):
             stdout.print(table)
         stdout.print(f"Comparison written to {audit.compare_folder}", highlight=False, soft_wrap=True, markup=False)
 

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from graphrag.index.typing.context import PipelineRunContext
     from graphrag.index.typing.workflow import WorkflowFunctionOutput
 
+    from veritrail_graphrag.compare.compute import Comparison
+
 WORKFLOW = "veritrail_audit"
 logger = logging.getLogger(__name__)
 
@@ -47,6 +49,8 @@ class PipelineAudit:
     """None when an update added no report among the selected ones: nothing to audit."""
     seconds: float = 0.0
     compare_folder: Path | None = None
+    comparison: Comparison | None = None
+    """After an update: this audit beside the one before it, as written into `compare_folder`."""
 
 
 Listener = Callable[[PipelineAudit], None]
@@ -131,7 +135,7 @@ async def run_pipeline_audit(
 
         result.compare_folder = target.out_dir / "compare"
         audits = [load_audit(before, before.name), load_audit(target.out_dir, target.out_dir.name)]
-        write_comparison(audits, result.compare_folder)
+        result.comparison, _ = write_comparison(audits, result.compare_folder)
     return result
 
 
