@@ -27,7 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
-from veritrail_graphrag.errors import LLMConfigError, LLMError
+from veritrail_graphrag.errors import EndpointError, LLMConfigError, LLMError
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.local_server import LocalServer, resolve_model_path, serve_local_model
 from veritrail_graphrag.verifiers.llm.verifier import LLMVerifier
@@ -93,6 +93,23 @@ def test_a_model_file_that_is_not_a_model_fails_with_the_server_log(tmp_path: Pa
     broken.write_bytes(b"not a gguf file")
     with pytest.raises(LLMError, match="exited with code"), serve_local_model(str(broken), startup_timeout=60):
         pass
+
+
+async def test_a_server_that_dies_during_the_run_is_named_with_its_log(clean_env: Path) -> None:
+    """A crash inside llama.cpp (as its AMX code on a VM that does not enable AMX) must stop the run
+    with what happened, not six retries of "Connection error"."""
+    config = LLMConfig(model="smollm2", local_model="smollm2", cache=False, concurrency=1, timeout=600)
+    verifier = LLMVerifier.from_config(config)
+    try:
+        await verifier.decompose("The bridge collapsed in 1911.")
+        server = verifier.client.transport.local_server
+        assert server is not None and server.pid is not None and server.exit_note() is None
+        os.kill(server.pid, signal.SIGSEGV)
+        with pytest.raises(EndpointError, match=r"killed by SIGSEGV; its log ends:(.|\n)*GGML_NATIVE=OFF"):
+            await verifier.decompose("A ferry replaced it.")
+        assert verifier.usage.total().calls == 1
+    finally:
+        await verifier.aclose()
 
 
 def test_the_server_is_stopped_when_the_owner_is_killed(tmp_path: Path) -> None:

