@@ -51,6 +51,8 @@ def test_concurrency_comes_from_llm_settings_unless_given(monkeypatch: pytest.Mo
 def test_llm_flags_with_the_lexical_verifier_are_refused() -> None:
     result = runner.invoke(cli.app, ["verify", str(DAG), "--model", "gpt-4o", "--samples", "3"])
     assert result.exit_code == 2 and "--model, --samples apply to --verifier llm only" in result.output
+    result = runner.invoke(cli.app, ["verify", str(DAG), "--prefilter"])
+    assert result.exit_code == 2 and "--prefilter applies to --verifier llm only" in result.output
 
 
 def test_dry_run_with_the_lexical_verifier_says_there_are_no_calls(tmp_path: Path) -> None:

@@ -94,6 +94,8 @@ def test_settings_come_from_veritrail_toml_and_flags_win(tmp_path: Path) -> None
     settings = load_settings(tmp_path, {"reports": "all"})
     assert (settings.verifier, settings.q, settings.selection()) == ("lexical", 2, (None, None))
     assert load_settings(tmp_path).selection() == (3, None)
+    prefiltered = load_settings(tmp_path, {"verifier": "llm", "prefilter": True}).audit_options()
+    assert prefiltered.verifier_spec(tmp_path).prefilter
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,11 @@ class VerifierOptions(Options):
     )
     samples: int = Field(1, ge=1, description="LLM: samples per Evidence Selection and verdict call.")
     min_agreement: int = Field(1, ge=1, description="LLM: samples that must agree (confidence scores).")
+    prefilter: bool = Field(
+        False,
+        description="LLM: leave out of Evidence Selection what shares no word, name or number with the claim and is "
+        "far from it in meaning (short nodes whole, sentences of long ones): fewer prompt tokens.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> VerifierOptions:
@@ -92,6 +97,7 @@ class VerifierOptions(Options):
             "--local-model": self.local_model,
             "--samples": self.samples if self.samples != 1 else None,
             "--min-agreement": self.min_agreement if self.min_agreement != 1 else None,
+            "--prefilter": True if self.prefilter else None,
         }
         given = [flag for flag, value in model_only.items() if value is not None]
         if not takes_model_options and given:
@@ -106,7 +112,7 @@ class VerifierOptions(Options):
         return VerifierSpec(
             name=self.verifier, root=root, project=project, model=self.model, base_url=self.base_url,
             provider=self.provider, api_version=self.api_version, local_model=self.local_model,
-            concurrency=concurrency, samples=self.samples, min_agreement=self.min_agreement,
+            concurrency=concurrency, samples=self.samples, min_agreement=self.min_agreement, prefilter=self.prefilter,
         )  # fmt: skip
 
 

@@ -41,6 +41,11 @@ class Iteration(BaseModel):
     evidence: list[Sentence]
     context: list[Sentence] = Field(default_factory=list, description="sentences named as context for the evidence")
     batches: list[BatchRecord] = Field(default_factory=list)
+    skipped: list[str] = Field(
+        default_factory=list,
+        description="sentences the verifier's prefilter left out before Evidence Selection, as "
+        "`<node id>#<first>-<last>` per run",
+    )
     excerpts: list[Excerpt] = Field(default_factory=list, description="the Verdict Generation input")
     reselections: int = 0
     omitted_from_verdict: list[str] = Field(

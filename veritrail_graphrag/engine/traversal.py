@@ -26,7 +26,7 @@ from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration,
 from veritrail_graphrag.engine.verdict_input import VerdictInput
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, PromptLimited, Verifier
+from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, Prefilters, PromptLimited, Verifier
 
 _M = TypeVar("_M", bound=BaseModel)
 _T = TypeVar("_T")
@@ -213,7 +213,8 @@ class _Trail:
     ) -> Iteration:
         carried = [n for n in to_check if n in roots_with_evidence]
         new = [n for n in to_check if n not in roots_with_evidence]
-        evidence, records = await self._select([self.dag.sentences(n) for n in new], reselection=False)
+        shown, skipped = self._prefiltered([self.dag.sentences(n) for n in new])
+        evidence, records = await self._select(shown, reselection=False)
         for root in carried:
             for sentence in roots_with_evidence[root]:
                 evidence.add(sentence, "")
@@ -232,6 +233,7 @@ class _Trail:
                 evidence=[],
                 context=evidence.context,
                 batches=records,
+                skipped=skipped,
                 verdict=own.verdict,
                 reasoning=f"{reasoning} {own.reasoning}".strip(),
                 score=own.score,
@@ -256,6 +258,7 @@ class _Trail:
             evidence=evidence.flat(),
             context=evidence.context,
             batches=records,
+            skipped=skipped,
             excerpts=excerpts,
             reselections=reselections,
             omitted_from_verdict=omitted,
@@ -264,6 +267,19 @@ class _Trail:
             score=result.score,
             gaps=result.gaps,
         )
+
+    def _prefiltered(self, nodes: list[list[Sentence]]) -> tuple[list[list[Sentence]], list[str]]:
+        """(what Evidence Selection is shown of each node, the ranges of sentences left out), when
+        the verifier prefilters; reselection never does: it narrows what was already selected."""
+        if not isinstance(self.verifier, Prefilters):
+            return nodes, []
+        shown: list[list[Sentence]] = []
+        skipped: list[Sentence] = []
+        for sentences in nodes:
+            flags = self.verifier.may_be_evidence(self.claim, sentences)
+            shown.append([s for s, keep in zip(sentences, flags, strict=True) if keep])
+            skipped += [s for s, keep in zip(sentences, flags, strict=True) if not keep]
+        return shown, ranges(skipped)
 
     async def _reselect(self, evidence: Evidence, records: list[BatchRecord]) -> tuple[Evidence, int]:
         """While the summaries exceed their budget, run Evidence Selection again on the non-root

@@ -121,6 +121,9 @@ class IterationRecord(BaseModel):
     evidence: list[str] = Field(description="sentence ids")
     context: list[str] = Field(default_factory=list, description="sentence ids")
     batches: list[BatchRef] = Field(default_factory=list)
+    skipped: list[str] = Field(
+        default_factory=list, description="sentences the prefilter left out, as `<node id>#<first>-<last>`"
+    )
     excerpts: list[ExcerptRef] = Field(default_factory=list)
     reselections: int = 0
     omitted_from_verdict: list[NodeRef] = Field(default_factory=list)
@@ -314,6 +317,7 @@ def _iteration_record(it: Iteration, texts: _Texts, batches: bool, number: Mappi
         ]
         if batches
         else [],
+        skipped=it.skipped if batches else [],
         excerpts=[
             ExcerptRef(
                 node_id=number.get(e.node_id, e.node_id),
@@ -378,6 +382,7 @@ def _iteration(record: IterationRecord, texts: list[str], source: TextSource) ->
             )
             for b in record.batches
         ],
+        skipped=record.skipped,
         excerpts=[
             Excerpt(
                 node_id=source.node_id(e.node_id),

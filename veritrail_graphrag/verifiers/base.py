@@ -54,3 +54,14 @@ class AbstainsWithoutEvidence(Protocol):
     reviewer reads it, and no stage is blamed for what cannot be checked."""
 
     async def judge_without_evidence(self, claim: Claim) -> VerdictResult: ...
+
+
+@runtime_checkable
+class Prefilters(Protocol):
+    """A verifier that leaves out, before Evidence Selection and without a model call, the
+    sentences of a node that cannot be evidence for a claim: its prompts get shorter, and the trail
+    records what was left out. It answers for one node at a time (a node's length may decide)."""
+
+    def may_be_evidence(self, claim: Claim, sentences: list[Sentence]) -> list[bool]:
+        """One flag per sentence, in order: False leaves the sentence out."""
+        ...

@@ -55,6 +55,7 @@ class VerifierSpec(BaseModel):
     local_model: str | None = None
     samples: int = Field(default=1, ge=1)
     min_agreement: int = Field(default=1, ge=1)
+    prefilter: bool = False
 
     def llm_overrides(self) -> dict[str, object]:
         fields = ("model", "base_url", "provider", "api_version", "concurrency", "local_model")

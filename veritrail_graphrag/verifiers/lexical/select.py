@@ -60,7 +60,7 @@ def _selected_indices(queries: Sequence[list[str]], sentences: Sequence[TextTerm
     return chosen
 
 
-def _starts_with_pronoun(text: str) -> bool:
+def starts_with_pronoun(text: str) -> bool:
     words = text.split(maxsplit=1)
     return bool(words) and words[0].strip(".,;:!?\"'()").lower() in PRONOUNS
 
@@ -81,7 +81,7 @@ def select_sentences(claim: Claim, sentences: Sequence[Sentence], config: Lexica
     context: set[int] = set()
     for position in chosen:
         sentence = sentences[position]
-        if _starts_with_pronoun(sentence.text):
+        if starts_with_pronoun(sentence.text):
             previous = by_place.get((sentence.node_id, sentence.index - 1))
             if previous is not None and previous not in chosen:
                 context.add(previous)

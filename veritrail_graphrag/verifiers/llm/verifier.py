@@ -32,6 +32,7 @@ from veritrail_graphrag.models import (
     VerdictResult,
 )
 from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.verifiers import prefilter as prefiltering
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
 from veritrail_graphrag.verifiers.llm.parsing import (
     parse_claim_extraction,
@@ -75,6 +76,7 @@ class LLMVerifier:
         client: LLMClient | None = None,
         context_before: int = 3,
         context_after: int = 1,
+        prefilter: bool = False,
     ) -> None:
         if samples < 1 or not 1 <= min_agreement <= samples:
             raise LLMConfigError(
@@ -87,13 +89,16 @@ class LLMVerifier:
         self.client = client or LLMClient(config, cache=cache, ledger=ledger)
         self.context_before = context_before
         self.context_after = context_after
+        self.prefilter = prefilter
         self._origins: dict[str, str] = {}
 
     @classmethod
-    def from_config(cls, config: LLMConfig, *, samples: int = 1, min_agreement: int = 1) -> LLMVerifier:
+    def from_config(
+        cls, config: LLMConfig, *, samples: int = 1, min_agreement: int = 1, prefilter: bool = False
+    ) -> LLMVerifier:
         """With the SQLite cache at `config.cache_path` unless the cache is switched off."""
         cache = SQLiteCache(config.cache_path) if config.cache and config.cache_path else None
-        return cls(config, samples=samples, min_agreement=min_agreement, cache=cache)
+        return cls(config, samples=samples, min_agreement=min_agreement, cache=cache, prefilter=prefilter)
 
     @property
     def usage(self) -> UsageLedger:
@@ -111,6 +116,11 @@ class LLMVerifier:
     @property
     def _sample_temperature(self) -> float:
         return self.config.sample_temperature if self.samples > 1 else self.config.temperature
+
+    def may_be_evidence(self, claim: Claim, sentences: list[Sentence]) -> list[bool]:
+        """With `prefilter`, what cannot be evidence for the claim (a short node whole, sentences of a
+        long one) is left out of Evidence Selection (see `verifiers.prefilter`); without it, all is shown."""
+        return prefiltering.may_be_evidence(claim, sentences) if self.prefilter else [True] * len(sentences)
 
     def _claim_seen(self, claim: Claim) -> None:
         """Decomposition calls only carry text: tie that text (and its parts) to the claim id."""
@@ -257,6 +267,7 @@ class LLMVerifier:
             "input_limit": self.config.input_limit,
             "samples": self.samples,
             "min_agreement": self.min_agreement,
+            **({"prefilter": prefiltering.MIN_SIMILARITY} if self.prefilter else {}),
         }
         if after_run:
             described["answer_format"] = self.client.rung.value
@@ -278,7 +289,9 @@ def prepare(spec: VerifierSpec) -> PreparedVerifier:
     by the caller into `spec.project`), veritrail.toml, VERITRAIL_* variables, then the options."""
     config = resolve_llm_config(spec.root, spec.llm_overrides(), project=spec.project)
     return PreparedVerifier(
-        build=lambda: LLMVerifier.from_config(config, samples=spec.samples, min_agreement=spec.min_agreement),
+        build=lambda: LLMVerifier.from_config(
+            config, samples=spec.samples, min_agreement=spec.min_agreement, prefilter=spec.prefilter
+        ),
         concurrency=config.concurrency,
         model_calls=ModelCalls(model=config.model, prices=config.prices, samples=spec.samples),
     )
