@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -33,13 +34,13 @@ from veritrail_graphrag.verifiers.lexical.text import analyze, fuzzy_equal
 LONG_NODE = 8
 """Sentences a node must exceed before any of them is left out."""
 MIN_SIMILARITY = 0.15
-"""Chosen on the dev split (see `benchmarks/prefilter_tokens.py`)."""
+"""Chosen on the FABLES dev books against the text units it keeps (`benchmarks/prefilter_tokens.py`)."""
 
 Vectors = npt.NDArray[np.float32]
 
 
 @lru_cache(maxsize=1)
-def _model():  # type: ignore[no-untyped-def]
+def _model() -> Any:
     """The embedding model, loaded once from the weights inside the installed package: never a
     download, so it behaves the same on an offline machine."""
     import wordllama
