@@ -28,8 +28,8 @@ import numpy.typing as npt
 
 from veritrail_graphrag.errors import VerifierConfigError
 from veritrail_graphrag.models import Claim, Sentence
-from veritrail_graphrag.verifiers.lexical.select import starts_with_pronoun
-from veritrail_graphrag.verifiers.lexical.text import analyze, fuzzy_equal
+from veritrail_graphrag.verifiers.lexical.select import overlap, starts_with_pronoun
+from veritrail_graphrag.verifiers.lexical.text import analyze
 
 LONG_NODE = 8
 """Sentences a node must exceed before any of them is left out."""
@@ -74,14 +74,6 @@ def _terms(text: str) -> frozenset[str]:
     return analyzed.key_set | analyzed.acronyms
 
 
-def _shares(claim_terms: frozenset[str], sentence_terms: frozenset[str]) -> bool:
-    if claim_terms & sentence_terms:
-        return True
-    return any(
-        len(key) >= 5 and not key.isdigit() and fuzzy_equal(key, term) for key in claim_terms for term in sentence_terms
-    )
-
-
 def _claim_texts(claim: Claim) -> list[str]:
     """The claim and its sub-claims: a sub-claim may name what the claim only implies."""
     return list(dict.fromkeys((claim.text, *claim.sub_claims)))
@@ -99,10 +91,10 @@ def may_be_evidence(claim: Claim, sentences: Sequence[Sentence]) -> list[bool]:
 def related(claim: Claim, sentences: Sequence[Sentence]) -> list[bool]:
     """The sentence rules without the node-length gate (a benchmark applies them to short quotes)."""
     texts = _claim_texts(claim)
-    terms = frozenset().union(*(_terms(text) for text in texts))
+    terms = tuple(frozenset().union(*(_terms(text) for text in texts)))
     if not terms:
         return [True] * len(sentences)
-    flags = [_shares(terms, _terms(sentence.text)) for sentence in sentences]
+    flags = [overlap(terms, _terms(sentence.text)) > 0 for sentence in sentences]
     if not all(flags):
         similarity = (_node_vectors(tuple(s.text for s in sentences)) @ _normalised(texts).T).max(axis=1)
         flags = [flag or bool(score >= MIN_SIMILARITY) for flag, score in zip(flags, similarity, strict=True)]

@@ -22,7 +22,7 @@ PRONOUNS = frozenset("he she it they this these that those his her its their him
 """Opening words that point back to the previous sentence, whose text the verdict then needs."""
 
 
-def _overlap(query: Sequence[str], sentence: frozenset[str]) -> int:
+def overlap(query: Sequence[str], sentence: frozenset[str]) -> int:
     """Distinct query terms found in the sentence, counting close derivations as found."""
     count = 0
     for key in query:
@@ -55,7 +55,7 @@ def _selected_indices(queries: Sequence[list[str]], sentences: Sequence[TextTerm
         for position, score in enumerate(scores):
             if position in chosen or float(score) < config.min_relative_bm25 * best:
                 continue
-            if _overlap(query, key_sets[position]) >= needed:
+            if overlap(query, key_sets[position]) >= needed:
                 chosen.add(position)
     return chosen
 
