@@ -12,6 +12,7 @@ from veritrail_graphrag.evaluation.splits import Split, select
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UsageLedger
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
+from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
 
 SOURCE = "The mill opened in 1850. The river powers the mill."
 
@@ -147,3 +148,18 @@ def test_a_limited_run_scores_both_classes_and_a_one_class_slice_warns() -> None
     one_class = evaluate(planted_only, "keyword", KeywordVerifier(), Split.DEV, limit=2)
     assert one_class.warnings and "every unit of this slice is unsupported" in one_class.warnings[0]
     assert "> Warning: every unit" in render_markdown(one_class)
+
+
+def test_items_repeating_a_claim_over_other_sources_are_judged_apart() -> None:
+    """Items run at once, and a planted fact is the same claim (id and text) over a DAG per stage;
+    the facts verifier keeps the terms of the nodes it read per claim, so without ids scoped to the
+    item a year read in one item's source would clear the same claim in another's."""
+    benchmark = _benchmark()
+    doc = select(benchmark.items, Split.TEST)[0].document_id
+    right = _item("right", doc, [("The mill opened in 1851.", True)])
+    wrong = _item("wrong", doc, [("The mill opened in 1851.", False)])
+    right.dag.nodes[0] = right.dag.nodes[0].model_copy(update={"text": "The mill opened in 1851."})
+    benchmark.items += [right, wrong]
+    report = evaluate(benchmark, "facts", FactsVerifier(), Split.TEST)
+    verdicts = {o.item_id: o.verdict for o in report.outcomes if o.item_id in ("right", "wrong")}
+    assert verdicts == {"right": Verdict.FULLY_SUPPORTED, "wrong": Verdict.NOT_FULLY_SUPPORTED}

@@ -79,14 +79,19 @@ def _outcome(
 
 
 async def _verify_item(engine: VeriTrail, item: BenchmarkItem) -> list[UnitOutcome]:
+    """The item's claims go to the shared verifier under ids scoped to the item: items run at once
+    and may hold the same claim over different DAGs (a planted fact changed at each stage), and a
+    verifier may keep what it read per claim."""
+    scoped = {f"{item.id}::{c.claim.id}": c.claim for c in item.claims}
     try:
         dag = item.build_dag()
-        results = await engine.averify_many(dag, [c.claim for c in item.claims], item.terminal)
+        claims = [claim.model_copy(update={"id": key}) for key, claim in scoped.items()]
+        results = await engine.averify_many(dag, claims, item.terminal)
     except EndpointError:
         raise
     except VeriTrailError as exc:
         return [_outcome(item, unit, None, None, error=f"{type(exc).__name__}: {exc}") for unit in item.units()]
-    by_id = {r.claim.id: r for r in results}
+    by_id = {scoped[r.claim.id].id: r for r in results}
     outcomes = []
     for unit in item.units():
         chosen = [by_id[c] for c in unit.claim_ids]
