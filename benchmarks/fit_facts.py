@@ -52,16 +52,16 @@ class _Inputs(LexicalVerifier):
     def __init__(self) -> None:
         super().__init__()
         self.read = NodeTerms()
-        self.inputs: dict[str, list[tuple[list[str], frozenset[str], bool]]] = {}
+        self.inputs: dict[str, list[tuple[list[str], frozenset[str], list[bool]]]] = {}
 
     async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
         self.read.add(claim, sentences)
         return await super().select_evidence(claim, sentences)
 
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
-        texts = [e.text for e in excerpts if e.text.strip()]
-        from_source = any(e.is_root for e in excerpts)
-        self.inputs.setdefault(claim.id, []).append((texts, self.read.of(claim, excerpts), from_source))
+        kept = [e for e in excerpts if e.text.strip()]
+        roots = [e.is_root for e in kept]
+        self.inputs.setdefault(claim.id, []).append(([e.text for e in kept], self.read.of(claim, excerpts), roots))
         return await super().judge(claim, excerpts)
 
 
@@ -90,8 +90,8 @@ def _rows(benchmark: str, data: Path) -> list[tuple[str, bool, Facts, bool]]:
             inputs = recorder.inputs.get(labeled.claim.id, [])
             planted = _words(labeled.claim.text) - _words(str(item.metadata.get("original", labeled.claim.text)))
             chosen = inputs if benchmark == "planted" else inputs[-1:]
-            for number, (texts, read, from_source) in enumerate(chosen):
-                facts = claim_facts(labeled.claim.text, texts, LexicalConfig(), read) if texts else None
+            for number, (texts, read, roots) in enumerate(chosen):
+                facts = claim_facts(labeled.claim.text, texts, LexicalConfig(), read, roots) if texts else None
                 if facts is None:
                     continue
                 if item.supported is not None:
@@ -101,7 +101,7 @@ def _rows(benchmark: str, data: Path) -> list[tuple[str, bool, Facts, bool]]:
                     supported = bool(labeled.supported) or bool(planted and planted <= _words(" ".join(texts)))
                 else:
                     unit, supported = f"{item.id}/{labeled.claim.id}", bool(labeled.supported)
-                rows.append((f"{benchmark}|{unit}", bool(supported), facts, from_source))
+                rows.append((f"{benchmark}|{unit}", bool(supported), facts, any(roots)))
     return rows
 
 

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 import veritrail_graphrag.cli as cli
-from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.engine import VeriTrail
 from veritrail_graphrag.errors import VerifierConfigError
 from veritrail_graphrag.models import Claim, Excerpt, TrailConfig, Verdict
@@ -100,6 +100,52 @@ async def test_one_word_swapped_is_inconclusive_with_both_words_named() -> None:
     assert result.verdict is Verdict.INCONCLUSIVE
     assert "'miller's' where the claim says 'blacksmith's'" in result.reasoning
     assert [gap.text for gap in result.gaps] == ["blacksmith's"]
+
+
+REPORT = (
+    "Caroline is depicted as a mild and patient woman. "
+    "Caroline's husband is portrayed as a young, careworn man who owes money to a merciless creditor."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "reversed_", "copied"),
+    [
+        ("Caroline's husband is portrayed as an old, careworn man.", "old", "young"),
+        ("Caroline is depicted as a mild and impatient woman.", "impatient", "patient"),
+    ],
+)
+async def test_an_opposite_put_into_a_copied_sentence_is_a_contradiction(
+    claim: str, reversed_: str, copied: str
+) -> None:
+    """A claim that copies a sentence of an intermediate output with an opposite in it contradicts
+    it; the gap is the claim's word and the reason names the copied one."""
+    result = await judge(claim, REPORT, is_root=False)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert f"says '{copied}' where the claim says '{reversed_}'" in result.reasoning
+    gap = result.gaps[0]
+    assert gap.text == reversed_ and claim[gap.start : gap.end] == reversed_
+
+
+async def test_a_synonym_in_a_copied_sentence_or_an_opposite_against_source_text_is_no_contradiction() -> None:
+    """A synonym is how copies are reworded; source text is summarized, not copied, so an opposite
+    somewhere in it is no contradiction by itself."""
+    synonym = await judge("Caroline's husband is depicted as a young, careworn man.", REPORT, is_root=False)
+    assert synonym.verdict is not Verdict.NOT_FULLY_SUPPORTED
+    source = await judge("Caroline's husband is portrayed as an old, careworn man.", REPORT, is_root=True)
+    assert source.verdict is not Verdict.NOT_FULLY_SUPPORTED
+
+
+def test_an_opposite_in_a_final_answer_is_blamed_on_the_final_answer() -> None:
+    nodes = [
+        Node(id="chunk", text="Her husband was young, but his face was careworn and depressed.", stage=1),
+        Node(id="report", text=REPORT, stage=2),
+        Node(id="answer", text="Caroline's husband is portrayed as an old, careworn man.", stage=3),
+    ]
+    dag = DAG.from_records(nodes, [("chunk", "report"), ("report", "answer")])
+    claim = Claim(id="c1", text=nodes[-1].text)
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, claim, "answer")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [3]
 
 
 async def test_a_supposition_in_the_evidence_is_not_a_fact() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import credited_elsewhere, names_apart, negated_by_prefix, swaps
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.judge import Evidence, assess, distinct_terms, number_role
@@ -59,8 +60,10 @@ def _uncounted(key: str) -> bool:
 
 @dataclass(frozen=True)
 class Finding:
-    """One anchor of the claim that its evidence does not carry: `kind` is a feature name, `text`
-    the claim's words, `span` their characters in the claim, `why` one line for a reviewer."""
+    """One anchor of the claim that its evidence does not carry: `kind` is a feature name (or
+    "reversed", an opposite put into a copied sentence, which the verdict rule weighs, not the
+    model), `text` the claim's words, `span` their characters in the claim, `why` one line for a
+    reviewer."""
 
     kind: str
     text: str
@@ -76,6 +79,8 @@ class Facts:
     findings: list[Finding] = field(default_factory=list)
     terms: int = 0
     covered: float = 1.0
+    reversals: list[Reversal] = field(default_factory=list)
+    """Opposites the claim puts into a sentence of an intermediate output it copies."""
 
     @property
     def contradicted(self) -> bool:
@@ -153,12 +158,15 @@ def claim_facts(
     evidence_texts: Sequence[str],
     config: LexicalConfig,
     read_keys: frozenset[str] = frozenset(),
+    roots: Sequence[bool] | None = None,
 ) -> Facts | None:
     """The claim's facts against the pooled evidence; None when the claim has nothing checkable.
 
     `read_keys`: every term of the nodes the evidence was selected from. A name or number there is
     not missing from the source, only from the sentences Evidence Selection kept, unless the claim
-    says something the evidence lacks right next to it ("a London surgeon")."""
+    says something the evidence lacks right next to it ("a London surgeon"). `roots`: per evidence
+    text, whether it is source text (all of it when not given); the others are intermediate
+    outputs, which a claim may copy."""
     claim = analyze(claim_text)
     if not claim.terms:
         return None
@@ -247,4 +255,14 @@ def claim_facts(
     for term in plain_missing[:_SHOWN_WORDS]:
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
+    outputs = [terms for terms, root in zip(analyzed, roots or [True] * len(analyzed), strict=True) if not root]
+    facts.reversals = reversals(claim, outputs, assessment)
+    for reversal in facts.reversals:
+        why = f"the sentence the claim copies says '{reversal.instead}' where the claim says '{reversal.text}'"
+        facts.findings.insert(0, Finding("reversed", reversal.text, _span(reversal, spans), why))
     return facts
+
+
+def _span(reversal: Reversal, spans: dict[int, tuple[int, int]]) -> tuple[int, int] | None:
+    known = [spans[term.position] for term in reversal.terms if term.position in spans]
+    return (known[0][0], known[-1][1]) if known else None

@@ -82,16 +82,18 @@ def _reasoning(facts: Facts, p: float, verdict: Verdict) -> str:
 def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     """Not Fully Supported when a checkable fact is contradicted (another number, a denial, a
     changed name, a supposition stated as fact); when the claim copies a sentence of an
-    intermediate output but drops its denial; when a name or number is missing and P(supported)
-    is low (a missing name counts when the evidence is close to the claim, or is intermediate
-    output, which names what it is about); or when almost nothing of the claim is in the
-    evidence. Inconclusive when P is low otherwise. Wording the evidence does not share is never an
-    alarm on its own, nor is one word standing where the evidence has another (an opposite, a
-    swap): on the dev splits that is a synonym as often as a changed fact, so it lowers P and is
-    named, nothing more."""
+    intermediate output but drops its denial or puts an opposite in it; when a name or number is
+    missing and P(supported) is low (a missing name counts when the evidence is close to the
+    claim, or is intermediate output, which names what it is about); or when almost nothing of
+    the claim is in the evidence. Inconclusive when P is low otherwise. Wording the evidence does
+    not share is never an alarm on its own, nor is one word standing where the evidence has
+    another (an opposite somewhere in it, a swap): on the dev splits that is a synonym as often as
+    a changed fact, so it lowers P and is named, nothing more. Only in a sentence the claim copies
+    does an opposite say which word it replaced.
+    """
     p = model.probability(facts.values)
     close = facts.covered >= model.close_covered or not from_source
-    changed = facts.contradicted or (facts.copied_but_denied and not from_source)
+    changed = facts.contradicted or bool(facts.reversals) or (facts.copied_but_denied and not from_source)
     missing = facts.missing_anchor and close and p < model.not_supported_below
     if changed or missing or facts.covered < model.min_covered:
         return Verdict.NOT_FULLY_SUPPORTED
@@ -104,22 +106,25 @@ def judge_facts(
     model: FactsModel,
     config: LexicalConfig,
     read_keys: frozenset[str] = frozenset(),
-    from_source: bool = True,
+    roots: Sequence[bool] | None = None,
 ) -> VerdictResult:
-    """`from_source`: some of the evidence is source text (a root). Source text refers to people
-    and places by pronoun as often as by name, so a name missing from it counts only when the
-    evidence is otherwise close to the claim; an intermediate output the claim was written from
-    (a description, a report, a summary) names what it is about."""
-    texts = [text for text in evidence_texts if text.strip()]
+    """`roots`: per evidence text, whether it is source text (all of it when not given). Source
+    text refers to people and places by pronoun as often as by name, so a name missing from it
+    counts only when the evidence is otherwise close to the claim; an intermediate output the claim
+    was written from (a description, a report, a summary) names what it is about, and may be
+    copied by the claim with a word changed."""
+    kept = [(text, root) for text, root in zip(evidence_texts, roots or [True] * len(evidence_texts), strict=True)]
+    texts = [text for text, _ in kept if text.strip()]
+    is_root = [root for text, root in kept if text.strip()]
     if not texts:
         return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="no evidence to check against", score=0.0)
     if _not_english(claim_text):
         return _undecided(_NOT_ENGLISH)
-    facts = claim_facts(claim_text, texts, config, read_keys)
+    facts = claim_facts(claim_text, texts, config, read_keys, is_root)
     if facts is None:
         return _undecided("the claim has no names, numbers or content words to check")
     p = model.probability(facts.values)
-    verdict = decide(facts, model, from_source)
+    verdict = decide(facts, model, from_source=any(is_root))
     gaps = [] if verdict is Verdict.FULLY_SUPPORTED else _gaps(facts.findings)
     return VerdictResult(verdict=verdict, reasoning=_reasoning(facts, p, verdict), score=round(p, 4), gaps=gaps)
 

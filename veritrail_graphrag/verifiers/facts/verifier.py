@@ -69,8 +69,8 @@ class FactsVerifier(LexicalVerifier):
 
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
         texts = [excerpt.text for excerpt in excerpts]
-        from_source = any(excerpt.is_root for excerpt in excerpts)
-        return judge_facts(claim.text, texts, self.model, self.config, self.read.of(claim, excerpts), from_source)
+        roots = [excerpt.is_root for excerpt in excerpts]
+        return judge_facts(claim.text, texts, self.model, self.config, self.read.of(claim, excerpts), roots)
 
     async def judge_without_evidence(self, claim: Claim) -> VerdictResult:
         return judge_without_evidence(claim.text)
