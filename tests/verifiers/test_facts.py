@@ -180,12 +180,31 @@ async def test_claims_it_cannot_read_are_inconclusive_without_a_stage(claim: str
     assert traced.verdict is Verdict.INCONCLUSIVE and traced.error_stages == []
 
 
-async def test_a_claim_with_no_evidence_and_nothing_checkable_is_inconclusive() -> None:
+async def test_a_claim_with_no_evidence_is_inconclusive_only_when_the_source_tells_of_all_it_names() -> None:
+    """No sentence selected: a name or number of the claim missing from every node checked is Not
+    Fully Supported, named. Source text that tells of all the claim names, in other words, leaves
+    it Inconclusive (interpretation); outputs the claim was written from that hold nothing close to
+    it leave it Not Fully Supported, naming the words they lack. A claim naming nothing is
+    Inconclusive. No stage is blamed for an Inconclusive claim."""
     verifier = FactsVerifier()
-    checkable = await verifier.judge_without_evidence(Claim(id="c", text="The ferry was run by Mara Voss in 1911."))
-    assert checkable.verdict is Verdict.NOT_FULLY_SUPPORTED and "Mara" in checkable.reasoning
-    vague = await verifier.judge_without_evidence(Claim(id="c", text="This underscores how much courage matters."))
-    assert vague.verdict is Verdict.INCONCLUSIVE
+    source = [Excerpt(node_id="chunk", text=CHUNK, is_root=True)]
+    output = [Excerpt(node_id="summary", text=CHUNK, is_root=False)]
+    missing = await verifier.judge_without_evidence(
+        Claim(id="c", text="The ferry was run by Mara Voss in 1911."), source
+    )
+    assert missing.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert missing.reasoning == "'1911' in none of the nodes checked"
+    assert [gap.text for gap in missing.gaps] == ["1911"]
+    told = Claim(id="c", text="The story of Mara Voss underscores how much courage matters.")
+    interpreted = await verifier.judge_without_evidence(told, source)
+    assert interpreted.verdict is Verdict.INCONCLUSIVE and "'Mara', 'Voss'" in interpreted.reasoning
+    new_here = await verifier.judge_without_evidence(told, output)
+    assert new_here.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "'underscores'" in new_here.reasoning and "courage" in [gap.text for gap in new_here.gaps]
+    vague = await verifier.judge_without_evidence(
+        Claim(id="c", text="This underscores how much courage matters."), source
+    )
+    assert vague.verdict is Verdict.INCONCLUSIVE and not vague.gaps
 
 
 def test_node_terms_do_not_leak_between_dags_sharing_node_ids() -> None:

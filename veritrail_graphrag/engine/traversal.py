@@ -25,7 +25,7 @@ from veritrail_graphrag.engine.localization import error_stages
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
 from veritrail_graphrag.engine.verdict_input import VerdictInput
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
-from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence, TrailConfig, Verdict, VerdictResult
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, TrailConfig, Verdict, VerdictResult
 from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, Prefilters, PromptLimited, Verifier
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -222,8 +222,15 @@ class _Trail:
             reasoning = f"No sentence of the {len(new)} node(s) checked was selected as evidence."
             own = VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="", score=0.0)
             if isinstance(self.verifier, AbstainsWithoutEvidence):
+                checked = [
+                    Excerpt(node_id=n, text=" ".join(s.text for s in node), is_root=self.dag.is_root(n))
+                    for n, node in zip(new, shown, strict=True)
+                ]
                 own = await self._call(
-                    "verdict generation", new, lambda: self.verifier.judge_without_evidence(self.claim), VerdictResult
+                    "verdict generation",
+                    new,
+                    lambda: self.verifier.judge_without_evidence(self.claim, checked),
+                    VerdictResult,
                 )
             return Iteration(
                 index=index,

@@ -48,12 +48,13 @@ class Estimates(Protocol):
 
 @runtime_checkable
 class AbstainsWithoutEvidence(Protocol):
-    """A verifier that judges a claim none of whose nodes' sentences it selected. Without it, no
-    evidence is Not Fully Supported (the paper's rule); with it, a claim that states nothing
-    checkable ("this underscores the importance of memory") can be Inconclusive instead: a
-    reviewer reads it, and no stage is blamed for what cannot be checked."""
+    """A verifier that judges a claim none of whose nodes' sentences it selected, given those nodes
+    (one excerpt each: what it was shown of the node). Without it, no evidence is Not Fully
+    Supported (the paper's rule); with it, a claim about what a source tells in other words, or
+    that states nothing checkable ("this underscores the importance of memory"), can be
+    Inconclusive instead: a reviewer reads it, and no stage is blamed for what cannot be checked."""
 
-    async def judge_without_evidence(self, claim: Claim) -> VerdictResult: ...
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult: ...
 
 
 @runtime_checkable

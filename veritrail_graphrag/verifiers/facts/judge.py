@@ -16,7 +16,7 @@ from veritrail_graphrag.models import SupportGap, Verdict, VerdictResult
 from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts, term_spans
 from veritrail_graphrag.verifiers.facts.model import FactsModel
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical.text import analyze
+from veritrail_graphrag.verifiers.lexical.text import Term, analyze
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _ENGLISH = frozenset(
@@ -129,26 +129,45 @@ def judge_facts(
     return VerdictResult(verdict=verdict, reasoning=_reasoning(facts, p, verdict), score=round(p, 4), gaps=gaps)
 
 
-def judge_without_evidence(claim_text: str) -> VerdictResult:
-    """A claim none of whose nodes' sentences was selected: Not Fully Supported when it states a
-    checkable fact (a name, a number: the nodes checked would have had it), Inconclusive when it
-    is interpretation only, or a language the verifier does not read."""
+def _quoted(terms: Sequence[Term]) -> str:
+    return ", ".join(dict.fromkeys(f"'{t.surface}'" for t in terms))
+
+
+def judge_without_evidence(claim_text: str, read_keys: frozenset[str], from_source: bool) -> VerdictResult:
+    """A claim none of whose nodes' sentences was selected (`read_keys`: the terms of the nodes
+    checked; `from_source`: all of them are source text).
+
+    Not Fully Supported when a name or number it states is in none of those nodes, naming them;
+    or when they are intermediate outputs, which the claim was written from and which tell
+    nothing close to it, naming its words they lack. Inconclusive when the nodes are source text
+    that tells of everyone the claim names, in other words than the claim's (a report's
+    "underscores the isolation of Scrooge" is nowhere in the novel, Scrooge is everywhere):
+    interpretation, which a reviewer judges; likewise a claim that states nothing checkable, or
+    one in a language the verifier does not read."""
     if _not_english(claim_text):
         return _undecided(_NOT_ENGLISH)
     terms = analyze(claim_text)
+    spans = term_spans(claim_text, terms)
     anchors = [t for t in terms.terms if t.kind in ("name", "number")]
-    if anchors:
-        shown = ", ".join(dict.fromkeys(f"'{t.surface}'" for t in anchors))
-        spans = term_spans(claim_text, terms)
-        gaps = [
-            SupportGap(text=t.surface, start=spans[t.position][0], end=spans[t.position][1], why="in no node checked")
-            for t in anchors
-            if t.position in spans
-        ]
-        return VerdictResult(
-            verdict=Verdict.NOT_FULLY_SUPPORTED,
-            reasoning=f"none of its facts ({shown}) is in the nodes checked",
-            score=0.0,
-            gaps=gaps,
+    absent = [t for t in anchors if t.key not in read_keys]
+    if anchors and not absent and from_source:
+        return _undecided(
+            f"the source checked tells of {_quoted(anchors)}, but none of its sentences is close enough to the "
+            "claim to select: interpretation a reviewer can judge"
         )
-    return _undecided("it names no person, place or number to check: interpretation a reviewer can judge")
+    if absent:
+        missing, why = absent, "in no node checked"
+        reasoning = f"{_quoted(absent)} in none of the nodes checked"
+    elif anchors:
+        missing, why = [t for t in terms.terms if t.key not in read_keys], "in none of the outputs it was written from"
+        reasoning = "no sentence of the outputs it was written from is close to it" + (
+            f"; {_quoted(missing)} in none of them" if missing else ""
+        )
+    else:
+        return _undecided("it names no person, place or number to check: interpretation a reviewer can judge")
+    gaps = [
+        SupportGap(text=t.surface, start=spans[t.position][0], end=spans[t.position][1], why=why)
+        for t in missing
+        if t.position in spans
+    ]
+    return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning=reasoning, score=0.0, gaps=gaps)

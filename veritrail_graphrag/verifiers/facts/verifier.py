@@ -72,8 +72,9 @@ class FactsVerifier(LexicalVerifier):
         roots = [excerpt.is_root for excerpt in excerpts]
         return judge_facts(claim.text, texts, self.model, self.config, self.read.of(claim, excerpts), roots)
 
-    async def judge_without_evidence(self, claim: Claim) -> VerdictResult:
-        return judge_without_evidence(claim.text)
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+        read = frozenset().union(*(_key_set(node.text) for node in checked))
+        return judge_without_evidence(claim.text, read, from_source=bool(checked) and all(n.is_root for n in checked))
 
     def settings(self, *, after_run: bool = False) -> dict[str, Any]:
         return {
