@@ -155,6 +155,26 @@ async def test_a_supposition_in_the_evidence_is_not_a_fact() -> None:
     assert "supposition" in result.reasoning
 
 
+async def test_a_word_in_a_passing_supposition_is_no_contradiction() -> None:
+    """A conditional clause that shares a word with the claim among many others mentions it in
+    passing; only one that restates the claim (half of its words the claim's) makes it a fact the
+    evidence merely supposes."""
+    evidence = (
+        "The city was merry at Christmas. If any gatherings of carol singers came to the door of the "
+        "counting-house in the bitter fog of the evening, Scrooge drove them away with his ruler."
+    )
+    result = await judge("The city held merry gatherings at Christmas.", evidence)
+    assert "supposition" not in result.reasoning and result.verdict is not Verdict.NOT_FULLY_SUPPORTED
+
+
+async def test_a_capitalized_common_word_opening_the_claim_is_no_name_to_credit() -> None:
+    """ "Acts of kindness ..." opens with a common word (the evidence writes it in lowercase), so an
+    evidence sentence saying "kindness" of Scrooge credits nothing to someone else."""
+    evidence = "Scrooge's kindness began at dawn on Christmas Day. His acts of charity surprised everyone."
+    result = await judge("Acts of kindness began at dawn on Christmas Day.", evidence)
+    assert "not of" not in result.reasoning and result.verdict is Verdict.FULLY_SUPPORTED
+
+
 async def test_wording_alone_raises_no_alarm() -> None:
     result = await judge(
         "Scrooge, a miserly businessman, is transformed by supernatural visits.",

@@ -57,9 +57,10 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
     return found
 
 
-def _named(term: Term) -> bool:
-    """A name, or a capitalized word opening a sentence ("Mara rowed ...")."""
-    return term.kind == "name" or term.initial_capital
+def _named(term: Term, common: frozenset[str]) -> bool:
+    """A name, or a capitalized word opening a sentence ("Mara rowed ...") that no text writes in
+    lowercase: "Acts of kindness ..." opens with a common word, as `distinct_terms` reads it."""
+    return term.kind == "name" or (term.initial_capital and term.key not in common)
 
 
 def credited_elsewhere(
@@ -76,16 +77,19 @@ def credited_elsewhere(
             by_sentence[term.sentence].append(term)
         sentences.extend(by_sentence.values())
     claim_keys = {t.key for t in claim.terms} | set(assessment.matched.values())
+    common = claim.lowercase_keys.union(*(text.lowercase_keys for text in evidence))
     found = []
     terms = claim.terms
     at = 0
     while at < len(terms):
         start = end = at
-        while end + 1 < len(terms) and _named(terms[end + 1]) and terms[end + 1].sentence == terms[start].sentence:
+        while (
+            end + 1 < len(terms) and _named(terms[end + 1], common) and terms[end + 1].sentence == terms[start].sentence
+        ):
             end += 1
         at = end + 1
         run = terms[start : end + 1]
-        if not _named(run[0]) or at >= len(terms):
+        if not _named(run[0], common) or at >= len(terms):
             continue
         word = terms[at]
         if word.kind != "word" or word.sentence != run[0].sentence or word.key not in assessment.matched:
@@ -95,7 +99,7 @@ def credited_elsewhere(
         with_word = [s for s in sentences if any(t.key == key for t in s)]
         if not names or not with_word or any(t.key in names for s in with_word for t in s):
             continue
-        others = [[t.surface for t in s if _named(t) and t.key not in claim_keys] for s in with_word]
+        others = [[t.surface for t in s if _named(t, common) and t.key not in claim_keys] for s in with_word]
         if all(others):
             found.append((run[-1], word, others[0][-1]))
     return found
