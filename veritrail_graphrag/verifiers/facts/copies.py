@@ -3,10 +3,10 @@
 A pipeline step often restates a sentence of its input almost word for word: a map answer copies a
 community report, a final answer copies a map answer. When the claim keeps most of such a sentence,
 in order, and puts other words in one short place, that place is an edit. Most edits are synonyms
-("crucial" -> "vital": all of 25 read among the hundred such edits in an audit of the 122 reports
-of the fixture index), which words alone cannot tell from a changed fact, so they are no alarm. An edit that puts
-an opposite in place of the copied word ("a young, careworn man" -> "an old, carefree man",
-"patient" -> "impatient") is a contradiction.
+("crucial" -> "vital": all 25 read of the hundred such edits in an audit of the fixture index's
+122 reports), which words alone cannot tell from a changed fact, so they are no alarm. An edit
+that puts an opposite in place of the copied word ("a young, careworn man" -> "an old, carefree
+man", "patient" -> "impatient") is a contradiction.
 
 The antonym check of the whole evidence (`opposite_word`) stays a weak signal: a source text holds
 many sentences, and an opposite somewhere in it says little. In the sentence the claim copies, the
