@@ -148,6 +148,21 @@ def test_an_opposite_in_a_final_answer_is_blamed_on_the_final_answer() -> None:
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [3]
 
 
+def test_a_description_need_not_repeat_the_name_its_node_is_for() -> None:
+    """GraphRAG's entity descriptions often leave out the entity's own name; the node id
+    (`entity:<title>`) still says what they describe, so a claim naming it misses no name."""
+    source = "The clerk went down a slide on Cornhill twenty times, in honour of its being Christmas Eve."
+    nodes = [
+        Node(id="text_unit:1", text=source, stage=1),
+        Node(id="entity:CORNHILL", text="A street in the City where Bob Cratchit slides on Christmas Eve.", stage=2),
+        Node(id="report:1", text="Bob Cratchit slides on Cornhill on Christmas Eve.", stage=4),
+    ]
+    dag = DAG.from_records(nodes, [("text_unit:1", "entity:CORNHILL"), ("entity:CORNHILL", "report:1")])
+    claim = Claim(id="c1", text=nodes[-1].text)
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, claim, "report:1")
+    assert result.verdict is Verdict.FULLY_SUPPORTED, result.iterations[0].reasoning
+
+
 async def test_a_supposition_in_the_evidence_is_not_a_fact() -> None:
     evidence = "Scrooge said that if he stopped half-a-crown for the day the clerk would think himself ill-used."
     result = await judge("Scrooge stopped half a crown from the clerk's wages.", evidence, is_root=False)

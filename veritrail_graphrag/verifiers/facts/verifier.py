@@ -10,6 +10,7 @@ against scattered passages) need the LLM verifier.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -29,25 +30,50 @@ def _key_set(text: str) -> frozenset[str]:
     return analyze(text).key_set
 
 
+_NAMED_ID = re.compile(r"[^:@]+:([^@]*)")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=4096)
+def _id_keys(node_id: str) -> frozenset[str]:
+    """The words of what a node id of the form `<kind>:<name>` names ("entity:MAIN STREET",
+    "relationship:SCROOGE->BOB CRATCHIT"). A description need not repeat the name of what it
+    describes ("A street in the City where laborers ..."), and a claim naming that is not naming
+    someone the node lacks. Numbers are left out: "text_unit:12" names no twelve."""
+    named = _NAMED_ID.match(node_id)
+    return _key_set(" ".join(_LETTERS.findall(named.group(1)))) if named else frozenset()
+
+
+def _node_keys(node_id: str, text: str) -> frozenset[str]:
+    return _key_set(text) | _id_keys(node_id)
+
+
 class NodeTerms:
     """The terms of every node shown to Evidence Selection for a claim. The verdict sees only the
-    sentences kept, but a name elsewhere in the same node is in the source all the same.
+    sentences kept, but a name elsewhere in the same node is in the source all the same; and so
+    is the name of any node read for the claim, which its id gives (`_id_keys`): a description
+    that leaves out its entity's name is not picked for that name.
 
     Kept per claim (its id and text) as well as per node: one verifier can serve several DAGs at
     once (`veritrail eval`, the Python API), whose node ids repeat with other texts."""
 
     def __init__(self) -> None:
         self._keys: dict[tuple[str, str, str], frozenset[str]] = {}
+        self._named: dict[tuple[str, str], frozenset[str]] = {}
 
     def add(self, claim: Claim, sentences: list[Sentence]) -> None:
+        named = self._named.get((claim.id, claim.text), frozenset())
         for node_id in {s.node_id for s in sentences}:
             shown = " ".join(s.text for s in sentences if s.node_id == node_id)
             key = (claim.id, claim.text, node_id)
             self._keys[key] = self._keys.get(key, frozenset()) | _key_set(shown)
+            named |= _id_keys(node_id)
+        self._named[(claim.id, claim.text)] = named
 
     def of(self, claim: Claim, excerpts: list[Excerpt]) -> frozenset[str]:
         nodes = {n for excerpt in excerpts for n in (excerpt.node_id, *excerpt.covers)}
-        return frozenset().union(*(self._keys.get((claim.id, claim.text, n), frozenset()) for n in nodes))
+        named = self._named.get((claim.id, claim.text), frozenset())
+        return named.union(*(self._keys.get((claim.id, claim.text, n), frozenset()) for n in nodes))
 
 
 class FactsVerifier(LexicalVerifier):
@@ -73,7 +99,7 @@ class FactsVerifier(LexicalVerifier):
         return judge_facts(claim.text, texts, self.model, self.config, self.read.of(claim, excerpts), roots)
 
     async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
-        read = frozenset().union(*(_key_set(node.text) for node in checked))
+        read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
         return judge_without_evidence(claim.text, read, from_source=bool(checked) and all(n.is_root for n in checked))
 
     def settings(self, *, after_run: bool = False) -> dict[str, Any]:
