@@ -198,6 +198,15 @@ async def test_a_capital_that_only_opens_the_sentence_is_a_word_unless_it_owns_s
     assert owner.verdict is Verdict.NOT_FULLY_SUPPORTED and "the name 'Harwick's'" in owner.reasoning
 
 
+async def test_a_word_said_of_someone_else_in_an_unrelated_sentence_credits_nothing() -> None:
+    """Only a sentence that says more of the claim than the one word can show the claim credited
+    it to the wrong name; a long source says "argued" of many people."""
+    unrelated = await judge("Mara Voss argued for a new harbour wall.", CHUNK)
+    assert "not of" not in unrelated.reasoning
+    related = await judge("Mara Voss argued that a ferry would be unsafe in the spring floods.", CHUNK)
+    assert "'argued' of 'Ellis', not of 'Voss'" in related.reasoning
+
+
 async def test_wording_alone_raises_no_alarm() -> None:
     result = await judge(
         "Scrooge, a miserly businessman, is transformed by supernatural visits.",
