@@ -192,8 +192,12 @@ async def test_a_capitalized_common_word_opening_the_claim_is_no_name_to_credit(
 
 async def test_a_capital_that_only_opens_the_sentence_is_a_word_unless_it_owns_something() -> None:
     """ "Key" and "Although" open sentences without being names; "Harwick's" owns something."""
-    opener = await judge("Key figures include the miller's daughter and Dr. Ellis.", CHUNK, is_root=False)
-    assert opener.verdict is not Verdict.NOT_FULLY_SUPPORTED and "the name" not in opener.reasoning
+    for claim in (
+        "Key figures include the miller's daughter and Dr. Ellis.",
+        "Importantly, Mara Voss proposed a ferry.",
+    ):
+        opener = await judge(claim, CHUNK, is_root=False)
+        assert opener.verdict is not Verdict.NOT_FULLY_SUPPORTED and "the name" not in opener.reasoning
     owner = await judge("Harwick's ferry would carry grain across the river.", CHUNK, is_root=False)
     assert owner.verdict is Verdict.NOT_FULLY_SUPPORTED and "the name 'Harwick's'" in owner.reasoning
 

@@ -20,7 +20,7 @@ from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import credited_elsewhere, names_apart, negated_by_prefix, swaps
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.judge import Evidence, assess, distinct_terms, number_role
-from veritrail_graphrag.verifiers.lexical.text import Term, TermKind, TextTerms, analyze
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze
 
 FEATURES = (
     "missing_name",
@@ -154,15 +154,16 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str]) -> set[str]:
     return supposed - asserted
 
 
-def _looks_named(term: Term, written: dict[int, TermKind]) -> bool:
+def _looks_named(term: Term, claim: TextTerms) -> bool:
     """Whether a claim term the evidence lacks reads as a name. Capitalized mid-sentence, yes; a
     capital that only opens the sentence says nothing ("Key entities include ...", "Although
     ...": 40 such words made report sentences of the fixture index Not Fully Supported), unless the
-    word owns something ("Neptune's trident") or opens a run of names ("Ebenezer Scrooge")."""
-    if written[term.position] == "name":
+    word owns something ("Neptune's trident") or opens a run of capitalized words ("Ebenezer
+    Scrooge", not "Importantly, Christmas")."""
+    if claim.terms[term.position].kind == "name":
         return True
-    possessive = term.surface.endswith(("'s", "\u2019s"))
-    return possessive or written.get(term.position + 1) == "name"
+    in_run = any(term.position in positions for _, positions in claim.runs)
+    return in_run or term.surface.endswith(("'s", "\u2019s"))
 
 
 def _qualifies_missing(term: Term, absent_at: dict[int, Term]) -> bool:
@@ -208,11 +209,10 @@ def claim_facts(
     absent_at = {term.position: term for term in assessment.absent}
     read_positions = {term.position for term in claim.terms if term.key in read_keys}
     plain_missing: list[Term] = []
-    written = {term.position: term.kind for term in claim.terms}
     for term in assessment.absent:
         if term.kind in ("name", "number") and term.key in read_keys and not _qualifies_missing(term, absent_at):
             continue
-        if term.kind == "name" and not _looks_named(term, written):
+        if term.kind == "name" and not _looks_named(term, claim):
             plain_missing.append(term)
         elif term.kind == "name":
             if partners.get(term.position, set()) & (matched_positions | read_positions):
