@@ -91,6 +91,16 @@ async def test_negation_flip_is_not_supported_both_ways(verifier: LexicalVerifie
     assert kept.verdict is Verdict.FULLY_SUPPORTED
 
 
+async def test_a_lack_or_absence_describes_a_state_and_denies_no_fact(verifier: LexicalVerifier) -> None:
+    """ "A lack of X", like "without X", names a state the source words in its own way; it is no
+    denial of the source's X ("the miser's want of charity" is about charity too)."""
+    source = "Scrooge spoke of charity only to mock it, and gave nothing to the gentlemen."
+    lack = await judge(verifier, "Scrooge's lack of charity shows when he mocks the gentlemen.", source)
+    denial = await judge(verifier, "Scrooge never spoke of charity.", source)
+    assert "claim says" not in lack.reasoning
+    assert "claim says 'never spoke'" in denial.reasoning
+
+
 async def test_missing_entity_is_not_fully_supported(verifier: LexicalVerifier) -> None:
     supported = await judge(verifier, "Microsoft acquired GitHub in 2018.", SOURCE)
     swapped = await judge(verifier, "Google acquired GitHub in 2018.", SOURCE)

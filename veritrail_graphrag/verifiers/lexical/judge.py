@@ -139,6 +139,9 @@ def _run_covered(claim: TextTerms, evidence: Evidence) -> set[int]:
     return {position for initials, positions in claim.runs if initials in evidence.keys for position in positions}
 
 
+_STATE_CUES = frozenset("without lack lacks lacked lacking absence absent devoid".split())
+
+
 def _negation_mismatches(
     claim: TextTerms, evidence: Evidence, matched: dict[str, str], aligned: set[Place]
 ) -> tuple[list[str], int]:
@@ -153,9 +156,10 @@ def _negation_mismatches(
     for scope, head in heads.items():
         evidence_key = matched.get(head.key)
         cue = claim.negations[scope]
-        # "a life without charity" describes a state, which the evidence words in many ways ("devoid
-        # of", "lacking", "the want of"); "not", "never" and "no" deny a fact the evidence would deny
-        if cue.lower() == "without":
+        # "a life without charity", "his lack of empathy" describe a state, which the evidence words
+        # in many ways ("devoid of", "lacking", "the want of", "a squeezing, covetous old sinner");
+        # "not", "never" and "no" deny a fact the evidence would deny
+        if cue.lower() in _STATE_CUES:
             continue
         if evidence_key and not any(n is not None for _, n in evidence.negations[evidence_key]):
             found.append(f"claim says '{cue} {head.surface}', evidence does not negate it")
