@@ -104,7 +104,7 @@ def credited_elsewhere(
         with_word = [s for s in sentences if any(t.key == key for t in s)]
         if not names or not with_word or any(t.key in names for s in with_word for t in s):
             continue
-        close = [s for s in with_word if len({t.key for t in s} & found_keys - {key}) >= 1]
+        close = [s for s in with_word if {t.key for t in s} & (found_keys - {key})]
         others = [[t.surface for t in s if _named(t, common) and t.key not in claim_keys] for s in close]
         if close and all(others) and all(_named_someone(s, common, claim_keys) for s in with_word):
             found.append((run[-1], word, others[0][-1]))
