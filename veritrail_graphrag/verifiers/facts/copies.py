@@ -17,12 +17,11 @@ Only intermediate outputs are compared: source text is summarized, not copied.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from veritrail_graphrag.verifiers.facts.relations import negated_by_prefix
+from veritrail_graphrag.verifiers.facts.relations import negated_by_prefix, sentences_of
 from veritrail_graphrag.verifiers.lexical.antonyms import opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment
 from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
@@ -43,13 +42,6 @@ class Reversal:
         return " ".join(term.surface for term in self.terms)
 
 
-def _sentences(text: TextTerms) -> list[list[Term]]:
-    grouped: dict[int, list[Term]] = defaultdict(list)
-    for term in text.terms:
-        grouped[term.sentence].append(term)
-    return list(grouped.values())
-
-
 def _opposed(term: Term, copied: Sequence[Term]) -> bool:
     return any(other.key in opposites(term.key) or negated_by_prefix(term.surface, other.surface) for other in copied)
 
@@ -65,7 +57,7 @@ def reversals(claim: TextTerms, outputs: Sequence[TextTerms], assessment: Assess
     keys = [assessment.matched.get(term.key, f"\0{term.key}") for term in claim.terms]
     best: tuple[int, SequenceMatcher[str], list[Term]] | None = None
     for output in outputs:
-        for sentence in _sentences(output):
+        for sentence in sentences_of(output):
             matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
             shared = sum(block.size for block in matcher.get_matching_blocks())
             if best is None or shared > best[0]:

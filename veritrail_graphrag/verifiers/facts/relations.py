@@ -15,6 +15,14 @@ from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
 
 
+def sentences_of(text: TextTerms) -> list[list[Term]]:
+    """A text's terms, grouped by the sentence they stand in."""
+    grouped: dict[int, list[Term]] = defaultdict(list)
+    for term in text.terms:
+        grouped[term.sentence].append(term)
+    return list(grouped.values())
+
+
 def negated_by_prefix(word: str, other: str) -> bool:
     """ "safe" / "unsafe", "legal" / "illegal", "honest" / "dishonest": one word denies the other."""
     a, b = sorted((word.lower(), other.lower()), key=len)
@@ -74,15 +82,14 @@ def credited_elsewhere(
     is another fact of a long source ("serves" said of Bob where a report says the Future serves
     as a reference point): in the audit of the fixture index such sentences alone made 15 report
     sentences Not Fully Supported."""
-    sentences: list[list[Term]] = []
-    for text in evidence:
-        by_sentence: dict[int, list[Term]] = defaultdict(list)
-        for term in text.terms:
-            by_sentence[term.sentence].append(term)
-        sentences.extend(by_sentence.values())
+    sentences = [sentence for text in evidence for sentence in sentences_of(text)]
     found_keys = set(assessment.matched.values())
     claim_keys = {t.key for t in claim.terms} | found_keys
     common = claim.lowercase_keys.union(*(text.lowercase_keys for text in evidence))
+
+    def others(sentence: list[Term]) -> list[str]:
+        return [t.surface for t in sentence if _named(t, common) and t.key not in claim_keys]
+
     found = []
     terms = claim.terms
     at = 0
@@ -105,14 +112,9 @@ def credited_elsewhere(
         if not names or not with_word or any(t.key in names for s in with_word for t in s):
             continue
         close = [s for s in with_word if {t.key for t in s} & (found_keys - {key})]
-        others = [[t.surface for t in s if _named(t, common) and t.key not in claim_keys] for s in close]
-        if close and all(others) and all(_named_someone(s, common, claim_keys) for s in with_word):
-            found.append((run[-1], word, others[0][-1]))
+        if close and all(others(s) for s in with_word):
+            found.append((run[-1], word, others(close[0])[-1]))
     return found
-
-
-def _named_someone(sentence: list[Term], common: frozenset[str], claim_keys: set[str]) -> bool:
-    return any(_named(t, common) and t.key not in claim_keys for t in sentence)
 
 
 def names_apart(names: Sequence[str], evidence: Evidence) -> list[tuple[str, str]]:
