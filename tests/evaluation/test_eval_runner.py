@@ -163,3 +163,17 @@ def test_items_repeating_a_claim_over_other_sources_are_judged_apart() -> None:
     report = evaluate(benchmark, "facts", FactsVerifier(), Split.TEST)
     verdicts = {o.item_id: o.verdict for o in report.outcomes if o.item_id in ("right", "wrong")}
     assert verdicts == {"right": Verdict.FULLY_SUPPORTED, "wrong": Verdict.NOT_FULLY_SUPPORTED}
+
+
+def test_the_verifier_is_measured_with_its_capabilities() -> None:
+    """The engine asks a verifier for its optional capabilities with `isinstance`; the counting
+    wrapper must keep them, or `veritrail eval` measures another verifier than the audit runs. A
+    claim whose source has no sentence close to it is Inconclusive for the facts verifier (it
+    abstains), Not Fully Supported only without that capability."""
+    benchmark = _benchmark()
+    doc = select(benchmark.items, Split.TEST)[0].document_id
+    benchmark.items.append(_item("interpretive", doc, [("It underscores the importance of memory.", True)]))
+    report = evaluate(benchmark, "facts", FactsVerifier(), Split.TEST)
+    outcome = next(o for o in report.outcomes if o.item_id == "interpretive")
+    assert outcome.verdict is Verdict.INCONCLUSIVE
+    assert report.cost.calls_by_kind["judge"] >= report.cost.claims

@@ -4,14 +4,20 @@ Calls per claim is the engine's cost whatever the verifier is, so it is counted 
 the verifier rather than trusting each backend to report it. Tokens and model calls only exist for
 verifiers that meter their usage (`MetersUsage`, like the LLM verifier): they are read before and
 after the run; any other verifier reports none.
+
+The wrapper keeps the inner verifier's optional capabilities (`counting`): without them the engine
+would run another verifier than the one a user audits with (no prefilter, no abstaining when no
+evidence is selected), and `veritrail eval` would measure that one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
+from typing import cast
 
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
-from veritrail_graphrag.verifiers.base import Verifier
+from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, Estimates, Prefilters, PromptLimited, Verifier
 from veritrail_graphrag.verifiers.capabilities import MetersUsage, close, usage_report
 
 
@@ -40,6 +46,49 @@ class CountingVerifier:
 
     async def aclose(self) -> None:
         await close(self.inner)
+
+
+class _Abstains(CountingVerifier):
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+        self.calls["judge"] += 1
+        return await cast(AbstainsWithoutEvidence, self.inner).judge_without_evidence(claim, checked)
+
+
+class _Prefilters(CountingVerifier):
+    def may_be_evidence(self, claim: Claim, sentences: list[Sentence]) -> list[bool]:
+        return cast(Prefilters, self.inner).may_be_evidence(claim, sentences)
+
+
+class _PromptLimited(CountingVerifier):
+    @property
+    def max_prompt_chars(self) -> int:
+        return cast(PromptLimited, self.inner).max_prompt_chars
+
+
+class _Estimates(CountingVerifier):
+    @property
+    def estimate_note(self) -> str:
+        return cast(Estimates, self.inner).estimate_note
+
+
+_CAPABILITIES: tuple[tuple[type, type[CountingVerifier]], ...] = (
+    (AbstainsWithoutEvidence, _Abstains),
+    (Prefilters, _Prefilters),
+    (PromptLimited, _PromptLimited),
+    (Estimates, _Estimates),
+)
+
+
+@cache
+def _counting_class(kept: tuple[type[CountingVerifier], ...]) -> type[CountingVerifier]:
+    return type("CountingVerifier", kept, {}) if kept else CountingVerifier
+
+
+def counting(inner: Verifier) -> CountingVerifier:
+    """A counting wrapper with the optional capabilities of `inner`, and no others: the engine
+    asks for each with `isinstance`."""
+    kept = tuple(wrapper for capability, wrapper in _CAPABILITIES if isinstance(inner, capability))
+    return _counting_class(kept)(inner)
 
 
 def tokens_used(verifier: Verifier) -> int | None:

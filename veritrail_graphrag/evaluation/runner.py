@@ -17,7 +17,7 @@ from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.errors import EndpointError, VeriTrailError
 from veritrail_graphrag.evaluation.baselines import overlap_score
-from veritrail_graphrag.evaluation.counting import CountingVerifier, model_calls, tokens_used
+from veritrail_graphrag.evaluation.counting import counting, model_calls, tokens_used
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LoadedBenchmark, Unit
 from veritrail_graphrag.evaluation.metrics import best_threshold
 from veritrail_graphrag.evaluation.results import Cost, EvalReport, UnitOutcome
@@ -170,8 +170,8 @@ def evaluate(
         raise VeriTrailError(f"{benchmark.name}: the dev split is empty, nothing to tune the overlap threshold on")
     threshold = tune_overlap(dev_items)
 
-    counting = CountingVerifier(verifier)
-    engine = VeriTrail(counting, config or TrailConfig())
+    counted = counting(verifier)
+    engine = VeriTrail(counted, config or TrailConfig())
     tokens_before, calls_before = tokens_used(verifier), model_calls(verifier) or {}
     started = time.perf_counter()
     verified = [o for group in event_loop.run(_verify_all(engine, items, progress)) for o in group]
@@ -203,10 +203,10 @@ def evaluate(
     sent = None if calls_after is None else {k: n - calls_before.get(k, 0) for k, n in calls_after.items()}
     cost = Cost(
         claims=claims,
-        calls=counting.total_calls,
-        calls_by_kind=dict(sorted(counting.calls.items())),
+        calls=counted.total_calls,
+        calls_by_kind=dict(sorted(counted.calls.items())),
         model_calls_by_kind=sent,
-        calls_per_claim=counting.total_calls / claims,
+        calls_per_claim=counted.total_calls / claims,
         tokens=tokens,
         tokens_per_claim=None if tokens is None else tokens / claims,
         seconds=round(seconds, 3),
