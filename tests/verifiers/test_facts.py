@@ -127,13 +127,122 @@ async def test_an_opposite_put_into_a_copied_sentence_is_a_contradiction(
     assert gap.text == reversed_ and claim[gap.start : gap.end] == reversed_
 
 
-async def test_a_synonym_in_a_copied_sentence_or_an_opposite_against_source_text_is_no_contradiction() -> None:
-    """A synonym is how copies are reworded; source text is summarized, not copied, so an opposite
-    somewhere in it is no contradiction by itself."""
+async def test_a_synonym_in_a_copied_sentence_or_an_opposite_elsewhere_is_no_contradiction() -> None:
+    """A synonym is how copies are reworded; an opposite in another sentence of a source, not in
+    the place of the word the claim changed, is no contradiction by itself."""
     synonym = await judge("Caroline's husband is depicted as a young, careworn man.", REPORT, is_root=False)
     assert synonym.verdict is not Verdict.NOT_FULLY_SUPPORTED
-    source = await judge("Caroline's husband is portrayed as an old, careworn man.", REPORT, is_root=True)
-    assert source.verdict is not Verdict.NOT_FULLY_SUPPORTED
+    source = "The young clerk laughed at the door. Caroline's husband came home careworn, a man of few words."
+    elsewhere = await judge("Caroline's husband is portrayed as an old, careworn man.", source, is_root=True)
+    assert elsewhere.verdict is not Verdict.NOT_FULLY_SUPPORTED, elsewhere.reasoning
+
+
+@pytest.mark.parametrize(
+    ("claim", "copied", "said"),
+    [
+        (
+            "Mara Voss carried the sacks from the mill before the flood.",
+            "Mara Voss carried the sacks to the mill before the flood.",
+            "says 'sacks to the mill' where the claim says 'sacks from the mill'",
+        ),
+        (
+            "The school is quite deserted, with a solitary child left there in the holidays.",
+            "It is not quite deserted, with a solitary child left there.",
+            "says 'not deserted' where the claim says 'deserted'",
+        ),
+        (
+            "Caroline's husband is portrayed as an old, carefree man.",
+            "Caroline's husband is a young, careworn man who brings news of the creditor's death, which "
+            "alleviates the family's financial distress.",
+            "says 'young careworn' where the claim says 'old'",
+        ),
+        (
+            "Tiny Tim is the eldest child of the Cratchit family.",
+            "Tiny Tim is the youngest child of the Cratchit family.",
+            "says 'youngest' where the claim says 'eldest'",
+        ),
+        (
+            "Scrooge visits Marley on Christmas Eve.",
+            "Marley visits Scrooge on Christmas Eve.",
+            "says 'Marley visits Scrooge' where the claim says 'Scrooge visits Marley'",
+        ),
+    ],
+)
+async def test_a_copy_turned_around_is_a_contradiction(claim: str, copied: str, said: str) -> None:
+    """A word of direction turned around, a denial dropped, an opposite between the same two words
+    of a sentence the claim otherwise rewrites, a superlative reversed, who does what to whom."""
+    result = await judge(claim, copied, is_root=False)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert said in result.reasoning
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        (  # an idiom turns "in" into "out" and reverses nothing
+            "The Lippincott Company operates out of Philadelphia.",
+            ["The Lippincott Company, a publisher based in Philadelphia, printed this edition."],
+        ),
+        (  # the denial is in another sentence, about another thing
+            "Marley's haunting raised the potential for the Ward to indict Marley's ghost.",
+            [
+                "Marley's lamentations about not raising his eyes to the Star reinforce the themes.",
+                "The potential for the Ward to indict Marley's ghost for its haunting highlights public order.",
+            ],
+        ),
+        (  # "no" denies the sword, not the rust
+            "The antique scabbard worn by the spirit is rusted.",
+            ["The antique scabbard is worn by the spirit, as it contains no sword and is rusted."],
+        ),
+        (  # the passive voice turns the names around, not the meaning
+            "Marley's ghost visits Scrooge on Christmas Eve.",
+            ["Scrooge is visited by Marley's ghost on Christmas Eve."],
+        ),
+        (
+            "Plenty's horn shapes the torch of the Ghost of Christmas Present.",
+            ["The Ghost of Christmas Present's torch is shaped like Plenty's horn."],
+        ),
+        (  # the same names around the same word in another construction
+            "Fred embodies the spirit of Christmas for Scrooge.",
+            ["Scrooge sees the Christmas spirit in Fred."],
+        ),
+        (  # a denial with an exception asserts the exception
+            "They always spent Christmas in Belgravia.",
+            ["We never spent Christmas anywhere other than Belgravia."],
+        ),
+        (  # a name the claim shares with a sentence does not make it a copy of it
+            "Tiny Tim cared deeply for his family.",
+            ["Tiny Tim drank it last of all, but he didn't care twopence for it."],
+        ),
+        (  # a sentence as close to the claim says it plainly
+            "Scrooge attended the second meeting of the council.",
+            [
+                "Scrooge did not attend the meeting of the council.",
+                "Scrooge attended the second meeting of the council.",
+            ],
+        ),
+    ],
+)
+async def test_a_turn_that_is_an_idiom_or_another_sentence_is_no_contradiction(claim: str, evidence: list[str]) -> None:
+    result = await judge(claim, *evidence, is_root=False)
+    assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+
+
+async def test_a_source_sentence_the_claim_copies_is_compared_too() -> None:
+    """A summary lifts phrases of its source as a report copies a description."""
+    source = "Sign up for a package with a minimum purchase of $3,000 and get 15% off."
+    claim = "Customers who sign up for a package with a maximum purchase of $3,000 get 15% off."
+    result = await judge(claim, source, is_root=True)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "says 'minimum' where the claim says 'maximum'" in result.reasoning
+    supposing = "If you do not agree to the terms of the Project Gutenberg license, you must stop."
+    agreed = await judge("Distributors follow the agreement of the Project Gutenberg license.", supposing, is_root=True)
+    assert "the sentence the claim copies" not in agreed.reasoning  # a denial in an "if" clause supposes
+    wrapped = (
+        "If you paid a fee for a copy of a\nProject Gutenberg electronic work and you do not agree to be\nbound by it."
+    )
+    lines = await judge("Project Gutenberg electronic works are distributed under agreements.", wrapped, is_root=True)
+    assert "the sentence the claim copies" not in lines.reasoning  # a wrapped line is no sentence
 
 
 def test_an_opposite_in_a_final_answer_is_blamed_on_the_final_answer() -> None:

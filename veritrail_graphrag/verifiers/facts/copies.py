@@ -1,76 +1,284 @@
-"""Opposites a claim puts into a sentence it copies from an intermediate output.
+"""Reversals a claim puts into a sentence of its evidence that it copies.
 
 A pipeline step often restates a sentence of its input almost word for word: a map answer copies a
-community report, a final answer copies a map answer. When the claim keeps most of such a sentence,
-in order, and puts other words in one short place, that place is an edit. Most edits are synonyms
-("crucial" -> "vital": all 25 read of the hundred such edits in an audit of the fixture index's
-122 reports), which words alone cannot tell from a changed fact, so they are no alarm. An edit
-that puts an opposite in place of the copied word ("a young, careworn man" -> "an old, carefree
-man", "patient" -> "impatient") is a contradiction.
+community report, a final answer copies a map answer, a summary lifts a phrase of its source.
+Aligned with such a sentence, the claim's
+words fall into anchors (words both share, in order) and the short places between them. Most
+differences in those places are synonyms ("crucial" -> "vital": all 25 read of the hundred such
+edits in an audit of the fixture index's 122 reports), which words alone cannot tell from a changed
+fact, so they are no alarm. Four are reversals:
 
-The antonym check of the whole evidence (`opposite_word`) stays a weak signal: a source text holds
-many sentences, and an opposite somewhere in it says little. In the sentence the claim copies, the
-alignment says which word the opposite replaced.
+- an opposite between the same two anchors ("Caroline's husband ... a young, careworn man" ->
+  "an old, careworn man", "patient" -> "impatient");
+- a word of direction turned around between them, in a sentence the claim copies ("offer a drink
+  to the postboy" -> "from the postboy", "the room above" -> "the room below");
+- a denial dropped: the copied sentence denies what the claim, word for word, asserts ("not quite
+  deserted" -> "quite deserted"), and no evidence sentence as close to the claim asserts it;
+- two names on either side of a word, the other way round ("the Ward to indict Marley's ghost"
+  -> "Marley's ghost to indict the Ward").
 
-Only intermediate outputs are compared: source text is summarized, not copied.
+The antonym check of the whole evidence (`opposite_word`) stays a weak signal, and so does a
+denial somewhere in the evidence: a source holds many sentences, and an opposite or a "not"
+somewhere in it says little ("raised the potential" against "not raising his eyes"). In the
+sentence the claim copies, the alignment says which word was turned around.
+
+Source text is compared as well as intermediate outputs: on the dev splits this caught SummEdits
+edits ("a maximum purchase" where the email says minimum, "hidden fees" where it says "no hidden
+fees") and flagged no true claim of FABLES or of the fixture index's reports.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
+from itertools import pairwise
 
 from veritrail_graphrag.verifiers.facts.relations import negated_by_prefix, sentences_of
 from veritrail_graphrag.verifiers.lexical.antonyms import opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
+from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, analyze, term_spans
 
 MAX_EDIT = 3
 """Terms on either side of an edit: more than this is a rewrite, not a copy with a word changed."""
 
 
+def _both_ways(pairs: str) -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for pair in pairs.split():
+        a, b = pair.split(":")
+        table.setdefault(a, set()).add(b)
+        table.setdefault(b, set()).add(a)
+    return {word: frozenset(others) for word, others in table.items()}
+
+
+_DIRECTIONS = _both_ways("above:below over:under to:from into:from upstairs:downstairs")
+"""Function words of direction: stopwords to every other check, and turned around in a copy they
+reverse who gives and who takes, or where something is. Not "in"/"out", "up"/"down", "on"/"off":
+idioms ("based in" / "operates out of") turn them without reversing anything."""
+_WORD = re.compile(r"[^\W\d_]+")
+_SWAP_WINDOW = 3
+"""Terms on each side of a word where the names it relates stand."""
+_PASSIVE = frozenset("by is was are were be been being".split())
+_ARTICLES = frozenset("a an the s".split())
+_EXCEPTION = re.compile(r"\b(?:other than|except|apart from|save for|besides)\b", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"[.!?:]|\n\s*\n")
+_SUPPOSING = re.compile(r"\b(?:if|unless|whether)\b", re.IGNORECASE)
+
+Span = tuple[int, int]
+
+
 @dataclass(frozen=True)
 class Reversal:
-    """Claim terms standing where the copied sentence has their opposite (`instead`)."""
+    """The claim's words (`text`, at `span` in the claim) where the copied sentence has `instead`."""
 
-    terms: tuple[Term, ...]
+    text: str
+    span: Span | None
     instead: str
 
-    @property
-    def text(self) -> str:
-        return " ".join(term.surface for term in self.terms)
+
+@dataclass(frozen=True)
+class _Side:
+    """One text of an alignment and where each of its terms is written."""
+
+    text: str
+    spans: dict[int, Span]
+
+    def between(self, left: Term, right: Term) -> str:
+        start = self.spans.get(left.position, (0, 0))[1]
+        end = self.spans.get(right.position, (len(self.text), len(self.text)))[0]
+        return self.text[start:end]
+
+    def opening(self, first: Term, term: Term) -> str:
+        """The text of a sentence up to `term`, from where its first term's sentence begins (after
+        the term before `first`, which closes the sentence before)."""
+        start = self.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
+        return self.text[start : self.spans.get(term.position, (start, start))[0]]
+
+    def phrase(self, first: Term, last: Term) -> tuple[str, Span | None]:
+        if first.position not in self.spans or last.position not in self.spans:
+            return " ".join(t.surface for t in (first, last)), None
+        span = (self.spans[first.position][0], self.spans[last.position][1])
+        return self.text[span[0] : span[1]], span
+
+
+@lru_cache(maxsize=1024)
+def _side(text: str) -> _Side:
+    """A text's term spans, computed once however many claims are compared with it."""
+    return _Side(text, term_spans(text, analyze(text)))
+
+
+@lru_cache(maxsize=1024)
+def _sentences(text: str) -> list[list[Term]]:
+    """A text's terms by sentence, a line break inside a sentence mended: source text is often
+    wrapped at a fixed width (Project Gutenberg's), and a wrapped line is a fragment that a claim
+    can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
+    to be bound by the terms")."""
+    side = _side(text)
+    mended: list[list[Term]] = []
+    for sentence in sentences_of(analyze(text)):
+        last = mended[-1][-1] if mended else None
+        if last is None or last.position not in side.spans or sentence[0].position not in side.spans:
+            mended.append(list(sentence))
+            continue
+        gap = text[side.spans[last.position][1] : side.spans[sentence[0].position][0]]
+        if _SENTENCE_BREAK.search(gap):
+            mended.append(list(sentence))
+        else:
+            mended[-1].extend(sentence)
+    return mended
 
 
 def _opposed(term: Term, copied: Sequence[Term]) -> bool:
     return any(other.key in opposites(term.key) or negated_by_prefix(term.surface, other.surface) for other in copied)
 
 
-def reversals(claim: TextTerms, outputs: Sequence[TextTerms], assessment: Assessment) -> list[Reversal]:
-    """The opposites the claim puts into the intermediate-output sentence it copies most: one that
-    holds more than half of the claim's terms in the claim's order. An edit is a short run of
-    claim terms in place of a short run of the sentence's; its claim terms that the evidence lacks
-    and that oppose a replaced term are a reversal."""
+def _turned(claim_gap: str, copied_gap: str) -> bool:
+    """Whether the claim has a word of direction between two anchors where the copy has its
+    opposite, and otherwise at most one other word changed: a copy turned around, not the same
+    two anchors in another sentence ("operates out of" / "a publisher based in")."""
+    words, theirs = _words(claim_gap), _words(copied_gap)
+    ours_only, theirs_only = words - theirs, theirs - words
+    turned = any(_DIRECTIONS.get(word, frozenset()) & theirs_only for word in ours_only)
+    return turned and len(ours_only) <= 2 and len(theirs_only) <= 2
+
+
+def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessment: Assessment) -> list[Reversal]:
+    """The reversals of the module docstring, in every sentence of the evidence `texts`.
+
+    A sentence is copied when it shares terms with the claim in the claim's order, two of them
+    words (a name alone is no wording: "Tiny Tim" is in every sentence about him), and either more
+    than half of the claim's terms or, with three or more, half of its own. Opposites
+    count between any two anchors (the anchors are the frame); direction words and dropped denials
+    only in a copied sentence, and a dropped denial only when no evidence sentence as close to the
+    claim asserts the word."""
     if not claim.terms:
         return []
-    absent = {term.position for term in assessment.absent}
+    ours = _Side(claim_text, term_spans(claim_text, claim))
     keys = [assessment.matched.get(term.key, f"\0{term.key}") for term in claim.terms]
-    best: tuple[int, SequenceMatcher[str], list[Term]] | None = None
-    for output in outputs:
-        for sentence in sentences_of(output):
+    found: dict[Span | str, Reversal] = {}
+    asserted = _asserted(texts, set(keys))
+    absent = {term.position for term in assessment.absent}
+    for output in texts:
+        theirs, negations = _side(output), analyze(output).negations
+        for sentence in _sentences(output):
             matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
-            shared = sum(block.size for block in matcher.get_matching_blocks())
-            if best is None or shared > best[0]:
-                best = (shared, matcher, sentence)
-    if best is None or 2 * best[0] <= len(keys):
+            pairs = [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
+            for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
+                found.setdefault(reversal.span or reversal.text, reversal)
+            if len(pairs) < 2:
+                continue
+            worded = sum(claim.terms[c].kind == "word" and not claim.terms[c].initial_capital for c, _ in pairs) >= 2
+            copied = worded and (2 * len(pairs) > len(keys) or (len(pairs) >= 3 and 2 * len(pairs) >= len(sentence)))
+            bounds = [(-1, -1), *pairs, (len(keys), len(sentence))] if copied else pairs
+            for (ca, sa), (cb, sb) in pairwise(bounds):
+                gap, copy_gap = claim.terms[ca + 1 : cb], sentence[sa + 1 : sb]
+                if len(gap) > MAX_EDIT or len(copy_gap) > MAX_EDIT:
+                    continue
+                opposed = [t for t in gap if t.position in absent and _opposed(t, copy_gap)]
+                if opposed:
+                    text, span = ours.phrase(opposed[0], opposed[-1])
+                    found.setdefault(span or text, Reversal(text, span, " ".join(t.surface for t in copy_gap)))
+                elif copied and 0 <= ca and cb < len(keys):
+                    left, right = claim.terms[ca], claim.terms[cb]
+                    if _turned(ours.between(left, right), theirs.between(sentence[sa], sentence[sb])):
+                        text, span = ours.phrase(left, right)
+                        instead = theirs.phrase(sentence[sa], sentence[sb])[0]
+                        found.setdefault(span or text, Reversal(text, span, instead))
+            if copied:
+                close = len(set(keys) & {t.key for t in sentence})
+                aligned = [(claim.terms[c], sentence[s]) for c, s in pairs if asserted.get(keys[c], 0) < close]
+                for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
+                    found.setdefault(reversal.span or reversal.text, reversal)
+    return list(found.values())
+
+
+def _names_near(terms: Sequence[Term], keys: Sequence[str], at: int, step: int) -> dict[str, int]:
+    """The names within `_SWAP_WINDOW` terms of `at` on one side (`step` -1 or 1), by key; a
+    capitalized word opening the sentence counts ("Scrooge visits ...")."""
+    near = range(at + step, at + step * (_SWAP_WINDOW + 1), step)
+    return {keys[i]: i for i in near if 0 <= i < len(terms) and (terms[i].kind == "name" or terms[i].initial_capital)}
+
+
+def _swapped_names(
+    ours: _Side, theirs: _Side, claim_terms: Sequence[Term], keys: Sequence[str], sentence: list[Term]
+) -> list[Reversal]:
+    """Two names on either side of a word, put the other way round in the same frame by a sentence
+    that holds more than half of the claim's terms ("the Ward to indict Marley's ghost" / "Marley's
+    ghost to indict the Ward"): who does what to whom, reversed. Unless either side is in the
+    passive voice ("Scrooge is visited by Marley", "the Ghost's torch is shaped like Plenty's
+    horn"), which turns the order and not the meaning."""
+    copied = [t.key for t in sentence]
+    if 2 * len(set(keys) & set(copied)) <= len(set(keys)):
         return []
-    _, matcher, sentence = best
     found = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        span, copied = claim.terms[i1:i2], sentence[j1:j2]
-        if tag != "replace" or len(span) > MAX_EDIT or len(copied) > MAX_EDIT:
+    for i, word in enumerate(claim_terms):
+        if word.kind != "word" or keys[i] not in copied:
             continue
-        opposed = tuple(term for term in span if term.position in absent and _opposed(term, copied))
-        if opposed:
-            found.append(Reversal(opposed, " ".join(term.surface for term in copied)))
+        j = copied.index(keys[i])
+        before, after = _names_near(claim_terms, keys, i, -1), _names_near(claim_terms, keys, i, 1)
+        their_before, their_after = _names_near(sentence, copied, j, -1), _names_near(sentence, copied, j, 1)
+        back = [k for k in before if k in their_after and k not in their_before]
+        front = [k for k in after if k in their_before and k not in their_after]
+        if not back or not front:
+            continue
+        first, last = claim_terms[before[back[0]]], claim_terms[after[front[0]]]
+        their_first, their_last = sentence[their_before[front[0]]], sentence[their_after[back[0]]]
+        left, right = ours.between(first, word), ours.between(word, last)
+        their_left, their_right = theirs.between(their_first, sentence[j]), theirs.between(sentence[j], their_last)
+        same_frame = _frame(left) == _frame(their_left) and _frame(right) == _frame(their_right)
+        passive = (_words(left + right) | _words(their_left + their_right)) & _PASSIVE
+        if same_frame and not passive:
+            text, span = ours.phrase(first, last)
+            found.append(Reversal(text, span, theirs.phrase(their_first, their_last)[0]))
+    return found
+
+
+def _frame(gap: str) -> frozenset[str]:
+    """The function words between a name and the word it relates ("to" in "the Ward to indict"),
+    articles aside: the same on both sides when only the names changed places, not when the same
+    names and word meet in another construction ("the spirit of Christmas" / "Christmas spirit")."""
+    return frozenset(_words(gap) & STOPWORDS) - _ARTICLES
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)}
+
+
+def _asserted(texts: Sequence[str], keys: set[str]) -> dict[str, int]:
+    """For each evidence key, the most claim terms an evidence sentence shares while asserting it
+    (a term no "not" reaches): how close to the claim a sentence saying it plainly is."""
+    best: dict[str, int] = {}
+    for text in texts:
+        for sentence in _sentences(text):
+            shared = len(keys & {t.key for t in sentence})
+            for term in sentence:
+                if term.negation is None and shared > best.get(term.key, -1):
+                    best[term.key] = shared
+    return best
+
+
+def _dropped_denials(
+    ours: _Side, theirs: _Side, negations: dict[int, str], aligned: list[tuple[Term, Term]], sentence: list[Term]
+) -> list[Reversal]:
+    """Claim terms no "not" reaches, aligned with the word a denial of the copied sentence opens on
+    (not a word further in its reach: "no sword and is rusted" denies the sword, not the rust). A
+    denial that keeps an exception ("never spent Christmas anywhere other than Belgravia") asserts
+    the exception, and one in an "if" clause ("if you do not agree to the terms") supposes."""
+    if _EXCEPTION.search(theirs.phrase(sentence[0], sentence[-1])[0]):
+        return []
+    scopes: dict[int, list[tuple[Term, Term]]] = {}
+    for mine, copied in aligned:
+        if copied.negation is not None and mine.negation is None:
+            scopes.setdefault(copied.negation, []).append((mine, copied))
+    firsts = {t.negation: t.position for t in reversed(sentence) if t.negation is not None}
+    found = []
+    for scope, pairs in scopes.items():
+        denied = pairs[0][1]
+        if denied.position != firsts[scope] or _SUPPOSING.search(theirs.opening(sentence[0], denied)):
+            continue
+        text, span = ours.phrase(pairs[0][0], pairs[-1][0])
+        found.append(Reversal(text, span, f"{negations[scope]} {theirs.phrase(denied, pairs[-1][1])[0]}"))
     return found

@@ -20,7 +20,7 @@ from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import credited_elsewhere, names_apart, negated_by_prefix, swaps
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.judge import Evidence, assess, distinct_terms, number_role
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, term_spans
 
 FEATURES = (
     "missing_name",
@@ -95,34 +95,8 @@ class Facts:
         return swapped > 0 and self.values.get("missing_words", 0) == swapped and not self.missing_anchor
 
     @property
-    def copied_but_denied(self) -> bool:
-        """Every term of the claim is in its evidence, which denies one that the claim states:
-        the claim copies the evidence but drops its "not". (One word swapped in an otherwise
-        copied sentence is not enough: on the dev splits, reports swap verbs of the descriptions
-        they copy, "operates" for "is based", as often as a plant does.)"""
-        return (
-            not self.missing_anchor
-            and self.values.get("missing_words", 0) == 0
-            and self.values.get("denied_in_evidence", 0) > 0
-        )
-
-    @property
     def missing_anchor(self) -> bool:
         return self.values.get("missing_name", 0) > 0 or self.values.get("missing_number", 0) > 0
-
-
-def term_spans(claim_text: str, claim: TextTerms) -> dict[int, tuple[int, int]]:
-    """Each claim term's characters, found in order (terms come in the order they are written)."""
-    spans: dict[int, tuple[int, int]] = {}
-    cursor = 0
-    lowered = claim_text.lower()
-    for term in claim.terms:
-        surface = term.surface.lower()
-        at = lowered.find(surface, cursor)
-        if at >= 0:
-            spans[term.position] = (at, at + len(surface))
-            cursor = at + len(surface)
-    return spans
 
 
 def _run_partners(claim: TextTerms) -> dict[int, set[int]]:
@@ -178,15 +152,12 @@ def claim_facts(
     evidence_texts: Sequence[str],
     config: LexicalConfig,
     read_keys: frozenset[str] = frozenset(),
-    roots: Sequence[bool] | None = None,
 ) -> Facts | None:
     """The claim's facts against the pooled evidence; None when the claim has nothing checkable.
 
     `read_keys`: every term of the nodes the evidence was selected from. A name or number there is
     not missing from the source, only from the sentences Evidence Selection kept, unless the claim
-    says something the evidence lacks right next to it ("a London surgeon"). `roots`: per evidence
-    text, whether it is source text (all of it when not given); the others are intermediate
-    outputs, which a claim may copy."""
+    says something the evidence lacks right next to it ("a London surgeon")."""
     claim = analyze(claim_text)
     if not claim.terms:
         return None
@@ -277,14 +248,8 @@ def claim_facts(
     for term in plain_missing[:_SHOWN_WORDS]:
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
-    outputs = [terms for terms, root in zip(analyzed, roots or [True] * len(analyzed), strict=True) if not root]
-    facts.reversals = reversals(claim, outputs, assessment)
+    facts.reversals = reversals(claim_text, claim, evidence_texts, assessment)
     for reversal in facts.reversals:
         why = f"the sentence the claim copies says '{reversal.instead}' where the claim says '{reversal.text}'"
-        facts.findings.insert(0, Finding("reversed", reversal.text, _span(reversal, spans), why))
+        facts.findings.insert(0, Finding("reversed", reversal.text, reversal.span, why))
     return facts
-
-
-def _span(reversal: Reversal, spans: dict[int, tuple[int, int]]) -> tuple[int, int] | None:
-    known = [spans[term.position] for term in reversal.terms if term.position in spans]
-    return (known[0][0], known[-1][1]) if known else None

@@ -13,10 +13,10 @@ import re
 from collections.abc import Sequence
 
 from veritrail_graphrag.models import SupportGap, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts, term_spans
+from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts
 from veritrail_graphrag.verifiers.facts.model import FactsModel
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical.text import Term, analyze
+from veritrail_graphrag.verifiers.lexical.text import Term, analyze, term_spans
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _ENGLISH = frozenset(
@@ -93,7 +93,7 @@ def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     """
     p = model.probability(facts.values)
     close = facts.covered >= model.close_covered or not from_source
-    changed = facts.contradicted or bool(facts.reversals) or (facts.copied_but_denied and not from_source)
+    changed = facts.contradicted or bool(facts.reversals)
     missing = facts.missing_anchor and close and p < model.not_supported_below
     if changed or missing or facts.covered < model.min_covered:
         return Verdict.NOT_FULLY_SUPPORTED
@@ -111,8 +111,7 @@ def judge_facts(
     """`roots`: per evidence text, whether it is source text (all of it when not given). Source
     text refers to people and places by pronoun as often as by name, so a name missing from it
     counts only when the evidence is otherwise close to the claim; an intermediate output the claim
-    was written from (a description, a report, a summary) names what it is about, and may be
-    copied by the claim with a word changed."""
+    was written from (a description, a report, a summary) names what it is about."""
     kept = [(text, root) for text, root in zip(evidence_texts, roots or [True] * len(evidence_texts), strict=True)]
     texts = [text for text, _ in kept if text.strip()]
     is_root = [root for text, root in kept if text.strip()]
@@ -120,7 +119,7 @@ def judge_facts(
         return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="no evidence to check against", score=0.0)
     if _not_english(claim_text):
         return _undecided(_NOT_ENGLISH)
-    facts = claim_facts(claim_text, texts, config, read_keys, is_root)
+    facts = claim_facts(claim_text, texts, config, read_keys)
     if facts is None:
         return _undecided("the claim has no names, numbers or content words to check")
     p = model.probability(facts.values)

@@ -35,6 +35,9 @@ support:oppose encourage:discourage enable:disable add:remove arrive:depart ente
 remember:forget borrow:lend send:receive victory:defeat peace:war calm:angry kind:cruel
 generous:stingy careful:careless honest:dishonest polite:rude likely:unlikely interested:uninterested
 satisfied:dissatisfied comfortable:uncomfortable happy:unhappy
+younger:older younger:elder youngest:oldest youngest:eldest larger:smaller largest:smallest bigger:smaller
+biggest:smallest longer:shorter longest:shortest earlier:later earliest:latest stronger:weaker
+strongest:weakest richer:poorer richest:poorest faster:slower fastest:slowest easier:harder easiest:hardest
 """
 """Pairs as written; both sides are stemmed the way claims and evidence are."""
 

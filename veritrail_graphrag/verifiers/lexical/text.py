@@ -411,6 +411,20 @@ def analyze(text: str) -> TextTerms:
     )
 
 
+def term_spans(text: str, terms: TextTerms) -> dict[int, tuple[int, int]]:
+    """Each term's characters in its text, found in order (terms come in the order they are written)."""
+    spans: dict[int, tuple[int, int]] = {}
+    cursor = 0
+    lowered = text.lower()
+    for term in terms.terms:
+        surface = term.surface.lower()
+        at = lowered.find(surface, cursor)
+        if at >= 0:
+            spans[term.position] = (at, at + len(surface))
+            cursor = at + len(surface)
+    return spans
+
+
 def _number_token(builder: _Builder, token: str, next_word: str) -> bool:
     percent = token.endswith("%")
     digits = _NUMBER_SUFFIX.sub("", token.rstrip("%")).replace(",", "")
