@@ -91,7 +91,7 @@ def _rows(benchmark: str, data: Path) -> list[tuple[str, bool, Facts, bool]]:
             planted = _words(labeled.claim.text) - _words(str(item.metadata.get("original", labeled.claim.text)))
             chosen = inputs if benchmark == "planted" else inputs[-1:]
             for number, (texts, read, roots) in enumerate(chosen):
-                facts = claim_facts(labeled.claim.text, texts, LexicalConfig(), read, roots) if texts else None
+                facts = claim_facts(labeled.claim.text, texts, LexicalConfig(), read) if texts else None
                 if facts is None:
                     continue
                 if item.supported is not None:
@@ -119,6 +119,14 @@ def _unit_index(rows: list[tuple[str, bool, Facts, bool]]) -> tuple[np.ndarray, 
             chosen = (bench == b) & (label == value)
             weight[chosen] = 1.0 / max(chosen.sum(), 1) / 2
     return inv, label, bench, weight
+
+
+MIN_COVERED = (0.0, 0.05, 0.1)
+"""Coverage below which a claim is Not Fully Supported with nothing else against it: "very low"
+only. A supported claim about a book shares about 30% of its words with its evidence, and at 0.2
+the dev figures moved by 0.001 of balanced accuracy (the rest of the gain was Inconclusive claims
+turned Not Fully Supported, which the Inconclusive cost rewards) while 81 interpretive sentences of
+the fixture index's reports ("These elements reinforce the story's themes ...") became flags."""
 
 
 def _fit(x: np.ndarray, inv: np.ndarray, label: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -179,7 +187,7 @@ def main() -> None:
     )
     best: tuple[float, FactsModel, dict] | None = None
     grid = itertools.product(
-        (0.3, 0.4, 0.5, 0.6, 0.7), (0.0, 0.2, 0.3, 0.4, 0.5, 0.6), (0.5, 0.6, 0.7, 0.8), (0.0, 0.05, 0.1, 0.2)
+        (0.3, 0.4, 0.5, 0.6, 0.7), (0.0, 0.2, 0.3, 0.4, 0.5, 0.6), (0.5, 0.6, 0.7, 0.8), MIN_COVERED
     )
     for not_supported, inconclusive, close, minimum in grid:
         model = FactsModel(
