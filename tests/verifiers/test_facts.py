@@ -257,6 +257,21 @@ def test_an_opposite_in_a_final_answer_is_blamed_on_the_final_answer() -> None:
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [3]
 
 
+def test_a_synonym_in_an_intermediate_output_leaves_the_error_stage_named() -> None:
+    """ "manages" where the description says "runs" is a synonym as often as a changed fact; against
+    an intermediate output it does not stop the trail from naming the stage whose number the
+    source contradicts (an Inconclusive iteration would leave no stage to name)."""
+    nodes = [
+        Node(id="chunk", text="Mara Voss kept the mill for her father, and in 1850 the mill opened.", stage=1),
+        Node(id="description", text="Mara Voss runs the mill, which opened in 1851.", stage=2),
+        Node(id="report", text="Mara Voss manages the mill, which opened in 1851.", stage=3),
+    ]
+    dag = DAG.from_records(nodes, [("chunk", "description"), ("description", "report")])
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=nodes[-1].text), "report")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [2]
+    assert "'runs' where the claim says 'manages'" in result.iterations[0].reasoning
+
+
 def test_a_description_need_not_repeat_the_name_its_node_is_for() -> None:
     """GraphRAG's entity descriptions often leave out the entity's own name; the node id
     (`entity:<title>`) still says what they describe, so a claim naming it misses no name."""
