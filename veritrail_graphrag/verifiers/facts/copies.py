@@ -159,11 +159,14 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     ours = _Side(claim_text, term_spans(claim_text, claim))
     keys = [assessment.matched.get(term.key, f"\0{term.key}") for term in claim.terms]
     found: dict[Span | str, Reversal] = {}
-    asserted = _asserted(texts, set(keys))
+    asserted: dict[str, int] | None = None
     absent = {term.position for term in assessment.absent}
+    key_set = set(keys)
     for output in texts:
         theirs, negations = _side(output), analyze(output).negations
         for sentence in _sentences(output):
+            if len(key_set.intersection(t.key for t in sentence)) < 2:
+                continue  # nothing to align: most sentences of a long source
             matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
             pairs = [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
             for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
@@ -187,8 +190,9 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                         text, span = ours.phrase(left, right)
                         instead = theirs.phrase(sentence[sa], sentence[sb])[0]
                         found.setdefault(span or text, Reversal(text, span, instead))
-            if copied:
-                close = len(set(keys) & {t.key for t in sentence})
+            if copied and any(sentence[s].negation is not None for _, s in pairs):
+                asserted = _asserted(texts, key_set) if asserted is None else asserted
+                close = len(key_set.intersection(t.key for t in sentence))
                 aligned = [(claim.terms[c], sentence[s]) for c, s in pairs if asserted.get(keys[c], 0) < close]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
                     found.setdefault(reversal.span or reversal.text, reversal)
@@ -253,9 +257,9 @@ def _asserted(texts: Sequence[str], keys: set[str]) -> dict[str, int]:
     best: dict[str, int] = {}
     for text in texts:
         for sentence in _sentences(text):
-            shared = len(keys & {t.key for t in sentence})
+            shared = len(keys.intersection(t.key for t in sentence))
             for term in sentence:
-                if term.negation is None and shared > best.get(term.key, -1):
+                if term.negation is None and term.key in keys and shared > best.get(term.key, -1):
                     best[term.key] = shared
     return best
 
