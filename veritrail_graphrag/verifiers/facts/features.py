@@ -61,8 +61,8 @@ def _uncounted(key: str) -> bool:
 @dataclass(frozen=True)
 class Finding:
     """One anchor of the claim that its evidence does not carry: `kind` is a feature name (or
-    "reversed", an opposite put into a copied sentence, which the verdict rule weighs, not the
-    model), `text` the claim's words, `span` their characters in the claim, `why` one line for a
+    "reversed", a copied sentence turned around, which the verdict rule weighs, not the model),
+    `text` the claim's words, `span` their characters in the claim, `why` one line for a
     reviewer."""
 
     kind: str
@@ -80,7 +80,7 @@ class Facts:
     terms: int = 0
     covered: float = 1.0
     reversals: list[Reversal] = field(default_factory=list)
-    """Opposites the claim puts into a sentence of an intermediate output it copies."""
+    """Sentences of the evidence the claim copies and turns around (`copies.py`)."""
 
     @property
     def contradicted(self) -> bool:
