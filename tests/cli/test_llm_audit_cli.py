@@ -93,9 +93,17 @@ def test_eval_with_the_llm_verifier_takes_model_flags(
     assert result.exit_code == 0, result.output
     assert fake_openai.count > 0
     (report,) = (tmp_path / "out").glob("*.json")
+    assert report.name == "summedits-test-llm-test-model-limit2.json"
     data = json.loads(report.read_text())
     assert data["verifier"] == "llm" and "--decomposition-depth 2" in data["command"]
+    assert f"--model test-model --base-url {fake_openai.url}" in data["command"]
+    assert data["verifier_settings"]["llm"]["model"] == "test-model"
     assert sum(data["cost"]["model_calls_by_kind"].values()) == fake_openai.count
+    # a second model is measured beside the first, not over it
+    other = [arg if arg != "test-model" else "org/other:7b" for arg in args]
+    assert runner.invoke(cli.app, other).exit_code == 0
+    names = sorted(path.name for path in (tmp_path / "out").glob("*.json"))
+    assert names == ["summedits-test-llm-org_other_7b-limit2.json", "summedits-test-llm-test-model-limit2.json"]
 
 
 def test_a_claim_without_a_readable_answer_is_reported_not_guessed(project: Path, fake_openai: FakeOpenAI) -> None:

@@ -7,6 +7,7 @@ rendering in `render.py`.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -89,6 +90,9 @@ class EvalReport(BaseModel):
     benchmark: str
     split: str
     verifier: str
+    verifier_settings: dict[str, Any] = Field(
+        default_factory=dict, description="what changes the verifier's verdicts: its model and sampling, or its weights"
+    )
     data_dir: str
     split_seed: str
     dev_fraction: float

@@ -25,7 +25,7 @@ from veritrail_graphrag.evaluation.scoring import score_system
 from veritrail_graphrag.evaluation.splits import DEV_FRACTION, SPLIT_SEED, Split, balanced, has_unsupported, select
 from veritrail_graphrag.models import TrailConfig, Verdict
 from veritrail_graphrag.verifiers.base import Verifier
-from veritrail_graphrag.verifiers.capabilities import close
+from veritrail_graphrag.verifiers.capabilities import close, verifier_settings
 
 ITEM_CONCURRENCY = 8
 """Items verified at once; each item's claims share the engine's own concurrency limit."""
@@ -229,6 +229,7 @@ def evaluate(
         benchmark=benchmark.name,
         split=split.value,
         verifier=verifier_name,
+        verifier_settings=verifier_settings(verifier, after_run=True),
         data_dir=str(data_dir) if data_dir else "",
         split_seed=SPLIT_SEED,
         dev_fraction=DEV_FRACTION,

@@ -1,8 +1,9 @@
 """One `veritrail eval` run: where the data is, the benchmark verified and scored, and its report
-written as `<out>/<benchmark>-<split>-<verifier>[-limitN].{json,md}` (atomically)."""
+written as `<out>/<benchmark>-<split>-<verifier>[-<model>][-limitN].{json,md}` (atomically)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from veritrail_graphrag.verifiers.registry import VerifierSpec, prepare_verifier
 
 DEFAULT_DATA = Path("..") / "shared" / "benchmarks"
 DEFAULT_OUT = Path("eval-results")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+"""What a model name may hold that a file name should not ("org/model:tag")."""
 
 
 def resolve_data_dir(data: Path | None) -> Path:
@@ -35,14 +38,33 @@ def resolve_data_dir(data: Path | None) -> Path:
 
 
 def report_paths(report: EvalReport, out_dir: Path) -> tuple[Path, Path]:
-    stem = f"{report.benchmark}-{report.split}-{report.verifier}" + (f"-limit{report.limit}" if report.limit else "")
+    """One file pair per benchmark, split, verifier and model: measuring a second model must not
+    overwrite what the first one was paid for."""
+    described = report.verifier_settings.get(report.verifier)
+    model = described.get("model") if isinstance(described, dict) else None
+    stem = f"{report.benchmark}-{report.split}-{report.verifier}"
+    stem += f"-{_UNSAFE.sub('_', model)}" if isinstance(model, str) and model else ""
+    stem += f"-limit{report.limit}" if report.limit else ""
     return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
 
 
 def _command(
-    benchmark: str, verifier: str, split: str, limit: int | None, data_dir: Path, out_dir: Path, config: TrailConfig
+    benchmark: str,
+    spec: VerifierSpec,
+    split: str,
+    limit: int | None,
+    data_dir: Path,
+    out_dir: Path,
+    config: TrailConfig,
 ) -> str:
-    parts = ["veritrail eval", benchmark, f"--verifier {verifier}", f"--split {split}"]
+    """The command that repeats the run: the verifier's options given are part of it."""
+    parts = ["veritrail eval", benchmark, f"--verifier {spec.name}", f"--split {split}"]
+    defaults = VerifierSpec()
+    for name in (*spec.llm_overrides(), "samples", "min_agreement", "prefilter"):
+        value = getattr(spec, name)
+        if value != getattr(defaults, name):
+            flag = "--" + name.replace("_", "-")
+            parts.append(flag if value is True else f"{flag} {value}")
     if limit is not None:
         parts.append(f"--limit {limit}")
     if config.decomposition_depth != TrailConfig().decomposition_depth:
@@ -63,7 +85,8 @@ def run_eval(
     config: TrailConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> EvalReport:
-    """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>.{json,md}`; return the report.
+    """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>[-<model>].{json,md}`; return
+    the report.
 
     `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`);
     `config` the traversal (the decomposition depth)."""
@@ -73,15 +96,16 @@ def run_eval(
     except ValueError:
         raise BenchmarkDataError(f"--split {split!r}: choose dev or test") from None
     loaded = load_benchmark(benchmark, data_dir)
+    spec = (spec or VerifierSpec()).model_copy(update={"name": verifier})
     report = evaluate(
         loaded,
         verifier,
-        prepare_verifier((spec or VerifierSpec()).model_copy(update={"name": verifier})).build(),
+        prepare_verifier(spec).build(),
         chosen,
         limit=limit,
         config=config,
         data_dir=data_dir,
-        command=_command(benchmark, verifier, split, limit, data_dir, out_dir, config),
+        command=_command(benchmark, spec, split, limit, data_dir, out_dir, config),
         progress=progress,
     )
     json_path, markdown_path = report_paths(report, out_dir)
