@@ -18,8 +18,11 @@ from veritrail_graphrag.errors import VerifierConfigError
 from veritrail_graphrag.models import Claim, Excerpt, TrailConfig, Verdict
 from veritrail_graphrag.verifiers.facts import model as facts_model
 from veritrail_graphrag.verifiers.facts.features import FEATURES, claim_facts
+from veritrail_graphrag.verifiers.facts.judge import judge_facts
+from veritrail_graphrag.verifiers.facts.model import shipped_model
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
 from veritrail_graphrag.verifiers.lexical import LexicalConfig
+from veritrail_graphrag.verifiers.lexical.text import analyze
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_runs" / "handwritten-hierarchical" / "dag.json"
@@ -270,6 +273,22 @@ def test_a_synonym_in_an_intermediate_output_leaves_the_error_stage_named() -> N
     result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=nodes[-1].text), "report")
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [2]
     assert "'runs' where the claim says 'manages'" in result.iterations[0].reasoning
+
+
+def test_a_name_the_nodes_read_hold_is_missing_only_with_a_word_they_lack() -> None:
+    """The nodes read hold "Cratchit" and "family", so "the Cratchit family" names nothing they
+    lack, though the sentence selected says neither; they hold "London" but no surgeon, and the
+    reason says so instead of calling London absent."""
+    read = analyze("Mrs. Cratchit and her family made a pudding. London was cold that year.").key_set
+    selected = ["The pudding was ready, and everyone was proud of it."]
+
+    def verdict(claim: str):
+        return judge_facts(claim, selected, shipped_model(), LexicalConfig(), read, [False])
+
+    assert verdict("The Cratchit family made a pudding.").verdict is not Verdict.NOT_FULLY_SUPPORTED
+    surgeon = verdict("A London surgeon made a pudding.")
+    assert surgeon.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert "'London' is in the nodes read, but not 'surgeon' next to it" in surgeon.reasoning
 
 
 def test_a_description_need_not_repeat_the_name_its_node_is_for() -> None:
