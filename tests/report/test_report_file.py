@@ -240,7 +240,8 @@ def test_markdown_is_capped(audited_sample: AuditedSample) -> None:
     flagged = [r for r in audited_sample.report.results if r.verdict is not Verdict.FULLY_SUPPORTED]
     assert len(flagged) >= 2 and render_markdown(audited_sample.report).count("\n### ") == len(flagged)
     markdown = render_markdown(audited_sample.report)
-    assert "- Without support in its evidence: **London** (the name 'London' is not in the evidence)" in markdown
+    reason = "('London' is in the nodes read, but not 'surgeon' next to it)"
+    assert f"- Without support in its evidence: **London** {reason}" in markdown
     assert "> Note: offline verdicts are an estimate" in markdown
 
 

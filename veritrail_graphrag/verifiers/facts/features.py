@@ -146,8 +146,9 @@ def _qualifier(term: Term, absent_at: dict[int, Term], read_keys: frozenset[str]
     not in what was selected. For a name, only a word that the nodes read lack as well: "the
     hardships faced by the Cratchit family" where the Cratchits' descriptions speak of their
     family (on the fixture index such words made report sentences Not Fully Supported for a name
-    the report's own inputs are full of)."""
-    for step in (-1, 1):
+    the report's own inputs are full of). The word after is named first: it is what the name or
+    number qualifies ("surgeon" in "pays a London surgeon", not "pays")."""
+    for step in (1, -1):
         other = absent_at.get(term.position + step)
         if other is not None and other.kind == "word" and (term.kind == "number" or other.key not in read_keys):
             return other
