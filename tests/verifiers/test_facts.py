@@ -231,6 +231,50 @@ async def test_a_turn_that_is_an_idiom_or_another_sentence_is_no_contradiction(c
     assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning
 
 
+async def test_a_claim_that_joins_two_sentences_and_drops_a_denial_is_a_contradiction() -> None:
+    """A summary often joins two sentences of its input into one; a denial it drops there is
+    dropped all the same. A word shared with the other sentence in another sense is not."""
+    source = (
+        "What good had it ever done to him? 'The school is not quite deserted,' said the Ghost. "
+        "'A solitary child, neglected by his friends, is left there still.'"
+    )
+    claim = "The school is described as quite deserted, with a solitary child often left there during holidays."
+    result = await judge(claim, source, is_root=True)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert "says 'not deserted' where the claim says 'deserted'" in result.reasoning
+    other_sense = (
+        "The Ghost of Jacob Marley laments not raising his eyes to the blessed Star. "
+        "The Ghost made such a noise that the Ward could have indicted Marley's ghost for it."
+    )
+    raised = await judge("Marley's haunting raised the potential for the Ward to indict Marley's ghost.", other_sense)
+    assert "the sentence the claim copies" not in raised.reasoning, raised.reasoning
+
+
+@pytest.mark.parametrize(
+    ("claim", "copied", "found"),
+    [
+        (
+            "Marley's ghost is burdened by the chain Scrooge forged for him.",
+            "Marley's ghost is burdened by the chain he forged in life.",
+            "says 'he (Marley)' where the claim says 'Scrooge'",
+        ),
+        ("There, Scrooge sees Tiny Tim at the table.", "Scrooge walks in. There, he sees Tiny Tim at the table.", None),
+        ("Belle tells Scrooge that Scrooge has changed.", "Belle tells Scrooge that he has changed.", None),
+    ],
+)
+async def test_a_name_put_for_a_pronoun_of_someone_else_is_a_contradiction(
+    claim: str, copied: str, found: str | None
+) -> None:
+    """Where a copied sentence says "he" of a name it gave before, a claim that puts another name
+    there credits someone else; a pronoun with no name before it in its sentence points further
+    back, and a name the sentence has is a restatement."""
+    result = await judge(claim, copied, is_root=False)
+    if found is None:
+        assert result.verdict is Verdict.FULLY_SUPPORTED, result.reasoning
+    else:
+        assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and found in result.reasoning, result.reasoning
+
+
 async def test_a_source_sentence_the_claim_copies_is_compared_too() -> None:
     """A summary lifts phrases of its source as a report copies a description."""
     source = "Sign up for a package with a minimum purchase of $3,000 and get 15% off."

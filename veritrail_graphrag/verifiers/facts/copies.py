@@ -6,16 +6,20 @@ Aligned with such a sentence, the claim's
 words fall into anchors (words both share, in order) and the short places between them. Most
 differences in those places are synonyms ("crucial" -> "vital": all 25 read of the hundred such
 edits in an audit of the fixture index's 122 reports), which words alone cannot tell from a changed
-fact, so they are no alarm. Four are reversals:
+fact, so they are no alarm. Five are reversals:
 
 - an opposite between the same two anchors ("Caroline's husband ... a young, careworn man" ->
   "an old, careworn man", "patient" -> "impatient");
 - a word of direction turned around between them, in a sentence the claim copies ("offer a drink
   to the postboy" -> "from the postboy", "the room above" -> "the room below");
 - a denial dropped: the copied sentence denies what the claim, word for word, asserts ("not quite
-  deserted" -> "quite deserted"), and no evidence sentence as close to the claim asserts it;
+  deserted" -> "quite deserted"), and no evidence sentence as close to the claim asserts it; a
+  claim that joins two sentences into one copies both ("The school is not quite deserted. A
+  solitary child is left there" -> "quite deserted, with a solitary child left there");
 - two names on either side of a word, the other way round ("the Ward to indict Marley's ghost"
-  -> "Marley's ghost to indict the Ward").
+  -> "Marley's ghost to indict the Ward");
+- a name put where the copied sentence says "he" of someone it named before ("Marley's ghost is
+  burdened by the chain he forged" -> "the chain Scrooge forged").
 
 The antonym check of the whole evidence (`opposite_word`) stays a weak signal, and so does a
 denial somewhere in the evidence: a source holds many sentences, and an opposite or a "not"
@@ -66,6 +70,8 @@ _ARTICLES = frozenset("a an the s".split())
 _EXCEPTION = re.compile(r"\b(?:other than|except|apart from|save for|besides)\b", re.IGNORECASE)
 _SENTENCE_BREAK = re.compile(r"[.!?:]|\n\s*\n")
 _SUPPOSING = re.compile(r"\b(?:if|unless|whether)\b", re.IGNORECASE)
+_PRONOUNS = frozenset("he she they him her them".split())
+"""Pronouns for people: "it" stands for things as often, which a claim rightly names."""
 
 Span = tuple[int, int]
 
@@ -151,9 +157,12 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     A sentence is copied when it shares terms with the claim in the claim's order, two of them
     words (a name alone is no wording: "Tiny Tim" is in every sentence about him), and either more
     than half of the claim's terms or, with three or more, half of its own. Opposites
-    count between any two anchors (the anchors are the frame); direction words and dropped denials
-    only in a copied sentence, and a dropped denial only when no evidence sentence as close to the
-    claim asserts the word."""
+    count between any two anchors (the anchors are the frame); direction words, pronouns and
+    dropped denials only in a copied sentence, and a dropped denial only when no evidence sentence
+    as close to the claim asserts the word. Two neighbouring sentences are copied together when
+    each shares a term with the claim, neither holds more than half of its terms, and together
+    they hold half of them in its order; only a dropped denial is looked for there, on words
+    aligned within a phrase (`_phrased`)."""
     if not claim.terms:
         return []
     ours = _Side(claim_text, term_spans(claim_text, claim))
@@ -167,8 +176,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
         for sentence in _sentences(output):
             if len(key_set.intersection(t.key for t in sentence)) < 2:
                 continue  # nothing to align: most sentences of a long source
-            matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
-            pairs = [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
+            pairs = _aligned(keys, sentence)
             for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
                 found.setdefault(reversal.span or reversal.text, reversal)
             if len(pairs) < 2:
@@ -186,17 +194,77 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                     found.setdefault(span or text, Reversal(text, span, " ".join(t.surface for t in copy_gap)))
                 elif copied and 0 <= ca and cb < len(keys):
                     left, right = claim.terms[ca], claim.terms[cb]
-                    if _turned(ours.between(left, right), theirs.between(sentence[sa], sentence[sb])):
+                    copied_between = theirs.between(sentence[sa], sentence[sb])
+                    if _turned(ours.between(left, right), copied_between):
                         text, span = ours.phrase(left, right)
                         instead = theirs.phrase(sentence[sa], sentence[sb])[0]
                         found.setdefault(span or text, Reversal(text, span, instead))
+                    elif gap and (pronoun := _pronoun_for(gap, keys[ca + 1 : cb], copied_between, sentence, sa)):
+                        text, span = ours.phrase(gap[0], gap[-1])
+                        found.setdefault(span or text, Reversal(text, span, pronoun))
             if copied and any(sentence[s].negation is not None for _, s in pairs):
                 asserted = _asserted(texts, key_set) if asserted is None else asserted
                 close = len(key_set.intersection(t.key for t in sentence))
                 aligned = [(claim.terms[c], sentence[s]) for c, s in pairs if asserted.get(keys[c], 0) < close]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
                     found.setdefault(reversal.span or reversal.text, reversal)
+        for first, second in pairwise(_sentences(output)):
+            shared = [len(key_set.intersection(t.key for t in part)) for part in (first, second)]
+            fused = [*first, *second]
+            pairs = _aligned(keys, fused)
+            words = sum(claim.terms[c].kind == "word" and not claim.terms[c].initial_capital for c, _ in pairs)
+            if min(shared) < 1 or 2 * max(shared) > len(keys) or words < 2 or 2 * len(pairs) < len(keys):
+                continue  # one sentence is the copy (above), or the two together are not
+            if any(fused[s].negation is not None for _, s in pairs):
+                asserted = _asserted(texts, key_set) if asserted is None else asserted
+                phrased = _phrased(pairs)
+                aligned = [
+                    (claim.terms[c], fused[s])
+                    for c, s in pairs
+                    if c in phrased and asserted.get(keys[c], 0) < max(shared)
+                ]
+                for reversal in _dropped_denials(ours, theirs, negations, aligned, fused):
+                    found.setdefault(reversal.span or reversal.text, reversal)
     return list(found.values())
+
+
+def _phrased(pairs: Sequence[tuple[int, int]]) -> set[int]:
+    """Claim terms aligned within a phrase both texts share: a claim neighbour is aligned too, at
+    most two terms away in the sentence ("school ... deserted" in "The school is not quite
+    deserted"). Two sentences hold more words than one, and a word aligned alone there is often
+    the same word in another sense ("raised the potential" / "not raising his eyes")."""
+    where = dict(pairs)
+    return {c for c, s in pairs if any(c + step in where and 0 < abs(where[c + step] - s) <= 2 for step in (-1, 1))}
+
+
+def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, int]]:
+    """(claim term, sentence term) pairs that share a key, in both texts' order."""
+    matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
+    return [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
+
+
+def _pronoun_for(
+    gap: Sequence[Term], gap_keys: Sequence[str], copied_between: str, sentence: Sequence[Term], at: int
+) -> str | None:
+    """The pronoun of the copied sentence, and whom it stands for, where the claim puts a name that
+    the sentence never mentions ("Marley's ghost is burdened by the chain he forged" -> "the chain
+    Scrooge forged"): the claim credits someone else with what the sentence says of a name it gave
+    before the pronoun (up to `at`). A pronoun with no name before it in its sentence points
+    further back ("There, he sees Tiny Tim"), and naming someone the sentence names is a
+    restatement."""
+    if not all(t.kind == "name" or t.initial_capital for t in gap):
+        return None
+    words = _words(copied_between)
+    pronouns = sorted(words & _PRONOUNS)
+    if not pronouns or not words - _PRONOUNS <= STOPWORDS:
+        return None
+    if set(gap_keys) & {t.key for t in sentence}:
+        return None
+    before = [t for t in sentence[: at + 1] if t.kind == "name" or t.initial_capital]
+    if not before:
+        return None
+    named = before[0].surface.removesuffix("'s").removesuffix("\u2019s")
+    return f"{pronouns[0]} ({named})"
 
 
 def _names_near(terms: Sequence[Term], keys: Sequence[str], at: int, step: int) -> dict[str, int]:
