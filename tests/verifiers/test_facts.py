@@ -275,6 +275,51 @@ async def test_a_name_put_for_a_pronoun_of_someone_else_is_a_contradiction(
         assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and found in result.reasoning, result.reasoning
 
 
+@pytest.mark.parametrize(
+    ("claim", "evidence", "found"),
+    [
+        (
+            "Tiny Tim is depicted as the eldest and most vulnerable member of the Cratchit family.",
+            "Tiny Tim is the youngest child of Bob and Mrs. Cratchit. He is loved by all the family.",
+            "the evidence says 'youngest' of 'Tim' where the claim says 'eldest'",
+        ),
+        (
+            "The Spirit's family counts more than eighteen hundred sons of the Ghost of Christmas Present.",
+            "The Spirit's family refers to the more than eighteen hundred brothers of the Ghost of Christmas Present.",
+            "the evidence says 'brothers' of 'Ghost' where the claim says 'sons'",
+        ),
+        (  # the youngest is said of Tiny Tim, not of Martha
+            "Martha Cratchit is depicted as the eldest daughter of Bob and Mrs. Cratchit.",
+            "Tiny Tim is the youngest child of Bob and Mrs. Cratchit.",
+            None,
+        ),
+        (  # the claim says both
+            "Bob Cratchit is depicted as a devoted father and husband of his family.",
+            "Bob Cratchit's wife and Tiny Tim, his son, are his family.",
+            None,
+        ),
+    ],
+)
+async def test_another_age_role_or_kin_said_of_the_same_name_is_a_contradiction(
+    claim: str, evidence: str, found: str | None
+) -> None:
+    """An intermediate output that says of the name a claim's word is said of another age, role or
+    kin contradicts it, though it words the rest otherwise; said of someone else, it does not."""
+    result = await judge(claim, evidence, is_root=False)
+    if found is None:
+        assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    else:
+        assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and found in result.reasoning, result.reasoning
+
+
+async def test_another_age_in_source_text_is_no_contradiction_on_its_own() -> None:
+    """Source text tells of many people under one name ("the youngest Cratchits" at dinner)."""
+    source = "Yet every one had had enough, and the youngest Cratchits were steeped in sage and onion."
+    result = await judge("Peter Cratchit, the eldest son, wore his father's collar.", source, is_root=True)
+    assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert "'youngest' of" not in " ".join(gap.why for gap in result.gaps)
+
+
 async def test_a_source_sentence_the_claim_copies_is_compared_too() -> None:
     """A summary lifts phrases of its source as a report copies a description."""
     source = "Sign up for a package with a minimum purchase of $3,000 and get 15% off."

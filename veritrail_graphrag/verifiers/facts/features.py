@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
-from veritrail_graphrag.verifiers.facts.relations import credited_elsewhere, names_apart, negated_by_prefix, swaps
+from veritrail_graphrag.verifiers.facts.relations import (
+    credited_elsewhere,
+    names_apart,
+    negated_by_prefix,
+    opposed_beside,
+    swaps,
+)
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.judge import Evidence, assess, distinct_terms, number_role
 from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, term_spans
@@ -61,9 +67,9 @@ def _uncounted(key: str) -> bool:
 @dataclass(frozen=True)
 class Finding:
     """One anchor of the claim that its evidence does not carry: `kind` is a feature name (or
-    "reversed", a copied sentence turned around, which the verdict rule weighs, not the model),
-    `text` the claim's words, `span` their characters in the claim, `why` one line for a
-    reviewer."""
+    "reversed", a copied sentence turned around, or "opposed", its opposite said of the same
+    person, which the verdict rule weighs, not the model), `text` the claim's words, `span` their
+    characters in the claim, `why` one line for a reviewer."""
 
     kind: str
     text: str
@@ -81,6 +87,8 @@ class Facts:
     covered: float = 1.0
     reversals: list[Reversal] = field(default_factory=list)
     """Sentences of the evidence the claim copies and turns around (`copies.py`)."""
+    opposed: list[Finding] = field(default_factory=list)
+    """Claim words whose opposite the evidence says of the same person (`relations.opposed_beside`)."""
 
     @property
     def contradicted(self) -> bool:
@@ -261,6 +269,10 @@ def claim_facts(
     for term in plain_missing[:_SHOWN_WORDS]:
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
+    for term, other, name in opposed_beside(claim, analyzed, assessment, read_keys):
+        why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
+        facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why))
+    facts.findings[:0] = facts.opposed
     facts.reversals = reversals(claim_text, claim, evidence_texts, assessment)
     for reversal in facts.reversals:
         why = f"the sentence the claim copies says '{reversal.instead}' where the claim says '{reversal.text}'"

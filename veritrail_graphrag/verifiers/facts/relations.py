@@ -1,6 +1,7 @@
 """Relations a claim states that its evidence states otherwise, found without a parser: one word
-standing where the evidence has another between the same neighbours, a predicate the evidence says
-of someone else, two named things the evidence never brings together.
+standing where the evidence has another between the same neighbours, a word whose opposite the
+evidence says of the same thing, a predicate the evidence says of someone else, two named things
+the evidence never brings together.
 """
 
 from __future__ import annotations
@@ -9,10 +10,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 
+from veritrail_graphrag.verifiers.lexical.antonyms import person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment, Evidence
 from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
+_BESIDE = 3
+"""Terms between a word and what it is said of ("Tiny Tim is the youngest": one; "Tim is depicted
+as the eldest": two, stopwords aside)."""
 
 
 def sentences_of(text: TextTerms) -> list[list[Term]]:
@@ -62,6 +67,65 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
         instead = _replacement(evidence, left, right, term, claim_keys)
         if instead is not None:
             found.append((term, instead))
+    return found
+
+
+def _nearest_names(sentence: Sequence[Term], at: int) -> set[str]:
+    """The keys of the names closest to the term at index `at`, within `_BESIDE` terms: what a
+    word placed there is said of ("Tiny Tim is the youngest child of Bob": Tim, not Bob)."""
+    near = [
+        (abs(i - at), t.key)
+        for i, t in enumerate(sentence)
+        if 0 < abs(i - at) <= _BESIDE and (t.kind == "name" or t.initial_capital)
+    ]
+    closest = min((distance for distance, _ in near), default=None)
+    return {key for distance, key in near if distance == closest}
+
+
+def opposed_beside(
+    claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment, read_keys: frozenset[str]
+) -> list[tuple[Term, Term, str]]:
+    """(claim word, opposite, name): a claim word that no node read has, said of a name, where an
+    evidence sentence says of the same name what cannot be said of one person with it: another
+    age, role or kin (`antonyms.person_opposites`: "eldest" / "youngest", "brother" / "son").
+    "Tiny Tim is the youngest child of Bob" against "Tiny Tim is depicted as the eldest". A word is
+    said of the names closest to it, within `_BESIDE` terms, and every name closest to the
+    opposite must be one the claim's word is said of: "Tiny Tim is the youngest child of Bob"
+    says nothing of Martha, "the eldest daughter of Bob". A word the nodes read have elsewhere may
+    be the claim's fact, in a sentence Evidence Selection left out, and a claim that has both
+    words ("father and son") opposes nothing. In the audit of the fixture index's reports, any
+    listed opposite beside any shared word flagged 40 report sentences, nearly all true ("guides"
+    / "the scene that followed", "authorized" / "unauthorized"); said of the same name, 5, all true
+    ("remembered" / "forgetting", "later" / "earlier"); kept to people's ages, roles and kin (and
+    to intermediate outputs, `judge.decide`), none."""
+    absent = {t.position for t in assessment.absent if t.kind == "word" and t.key not in read_keys}
+    if not absent:
+        return []
+    sentences = [sentence for text in evidence for sentence in sentences_of(text)]
+    claim_sentences = sentences_of(claim)
+    found = []
+    for term in claim.terms:
+        against = person_opposites(term.key)
+        if term.position not in absent or not against or against & claim.key_set:
+            continue
+        own = next(s for s in claim_sentences if term in s)
+        names = {assessment.matched[k] for k in _nearest_names(own, own.index(term)) if k in assessment.matched}
+        hit = next(
+            (
+                (other, said_of)
+                for sentence in sentences
+                for at, other in enumerate(sentence)
+                if other.key in against and other.negation is None
+                for said_of in [_nearest_names(sentence, at)]
+                if said_of and said_of <= names
+            ),
+            None,
+        )
+        if hit is not None:
+            other, said_of = hit
+            found.append(
+                (term, other, next(t.surface for t in claim.terms if assessment.matched.get(t.key) in said_of))
+            )
     return found
 
 

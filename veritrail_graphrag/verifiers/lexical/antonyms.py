@@ -4,7 +4,9 @@ Word overlap cannot see "easy" turned into "difficult": the claim loses one word
 source may well use elsewhere. So the verdict looks for a claim word that the evidence lacks while
 the evidence sentences aligned with the claim use its opposite. The list is general English (what
 summaries flip: degree, direction, quantity, time, evaluation), kept short so that a match is a
-real contradiction rather than a loose association.
+real contradiction rather than a loose association. Words that cannot be said of one person
+together (another age, role or kin: `person_opposites`) are a list of their own, for the facts
+verifier, which checks them against what the evidence says of the same name.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ _PAIRS = """
 easy:difficult easy:hard simple:complex simple:complicated strong:weak strength:weakness high:low
 higher:lower highest:lowest increase:decrease increase:reduce increasing:decreasing rise:fall raise:lower
 grow:shrink more:less more:fewer most:least many:few large:small big:small long:short early:late
-before:after first:last new:old young:old young:elderly modern:ancient positive:negative agree:disagree
+before:after first:last new:old modern:ancient positive:negative agree:disagree
 accept:reject approve:reject include:exclude including:excluding success:failure succeed:fail win:lose
 gain:loss profit:loss open:close start:end begin:end start:finish buy:sell import:export
 expensive:cheap expensive:affordable costly:cheap fast:slow quick:slow good:bad better:worse best:worst
@@ -35,23 +37,54 @@ support:oppose encourage:discourage enable:disable add:remove arrive:depart ente
 remember:forget borrow:lend send:receive victory:defeat peace:war calm:angry kind:cruel
 generous:stingy careful:careless honest:dishonest polite:rude likely:unlikely interested:uninterested
 satisfied:dissatisfied comfortable:uncomfortable happy:unhappy
-younger:older younger:elder youngest:oldest youngest:eldest larger:smaller largest:smallest bigger:smaller
+larger:smaller largest:smallest bigger:smaller
 biggest:smallest longer:shorter longest:shortest earlier:later earliest:latest stronger:weaker
 strongest:weakest richer:poorer richest:poorest faster:slower fastest:slowest easier:harder easiest:hardest
 """
 """Pairs as written; both sides are stemmed the way claims and evidence are."""
 
+_AGES = "young:old young:elderly younger:older younger:elder youngest:oldest youngest:eldest"
+"""Opposites of age, said of people and of things alike."""
 
-@lru_cache(maxsize=1)
-def _table() -> dict[str, frozenset[str]]:
+_ROLES = """
+leader:follower teacher:student teacher:pupil master:servant master:apprentice employer:employee
+parent:child host:guest predecessor:successor ancestor:descendant
+"""
+"""A person's role towards another: the leader is not the follower."""
+
+_KIN = (
+    "father mother son daughter brother sister husband wife uncle aunt nephew niece grandfather grandmother "
+    "grandson granddaughter cousin"
+).split()
+"""Kin of which a person is one at most to someone: "his brother" and "his son" are two facts."""
+
+
+def _build(pairs: list[list[str]]) -> dict[str, frozenset[str]]:
     table: dict[str, set[str]] = {}
-    for pair in _PAIRS.split():
-        left, right = (stem(word) for word in pair.split(":"))
+    for pair in pairs:
+        left, right = (stem(word) for word in pair)
         table.setdefault(left, set()).add(right)
         table.setdefault(right, set()).add(left)
     return {key: frozenset(values) for key, values in table.items()}
 
 
+@lru_cache(maxsize=1)
+def _table() -> dict[str, frozenset[str]]:
+    return _build([pair.split(":") for pair in f"{_PAIRS} {_AGES}".split()])
+
+
+@lru_cache(maxsize=1)
+def _people() -> dict[str, frozenset[str]]:
+    pairs = [pair.split(":") for pair in f"{_AGES} {_ROLES}".split()]
+    return _build(pairs + [[a, b] for a in _KIN for b in _KIN if a != b])
+
+
 def opposites(key: str) -> frozenset[str]:
     """The stemmed words opposite to a stemmed word (empty when it has none listed)."""
     return _table().get(key, frozenset())
+
+
+def person_opposites(key: str) -> frozenset[str]:
+    """The stemmed words that cannot be said of the same person as a stemmed word: another age, role
+    or kin ("eldest" / "youngest", "master" / "servant", "brother" / "son")."""
+    return _people().get(key, frozenset())
