@@ -91,7 +91,7 @@ def _rows(benchmark: str, data: Path) -> list[tuple[str, bool, Facts, bool]]:
             planted = _words(labeled.claim.text) - _words(str(item.metadata.get("original", labeled.claim.text)))
             chosen = inputs if benchmark == "planted" else inputs[-1:]
             for number, (texts, read, roots) in enumerate(chosen):
-                facts = claim_facts(labeled.claim.text, texts, LexicalConfig(), read) if texts else None
+                facts = claim_facts(labeled.claim.text, texts, LexicalConfig(), read, roots) if texts else None
                 if facts is None:
                     continue
                 if item.supported is not None:

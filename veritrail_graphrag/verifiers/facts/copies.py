@@ -67,11 +67,13 @@ _SWAP_WINDOW = 3
 """Terms on each side of a word where the names it relates stand."""
 _PASSIVE = frozenset("by is was are were be been being".split())
 _ARTICLES = frozenset("a an the s".split())
-_EXCEPTION = re.compile(r"\b(?:other than|except|apart from|save for|besides)\b", re.IGNORECASE)
+_EXCEPTION = re.compile(r"\b(?:other than|except|apart from|save for|besides|until)\b", re.IGNORECASE)
 _SENTENCE_BREAK = re.compile(r"[.!?:]|\n\s*\n")
 _SUPPOSING = re.compile(r"\b(?:if|unless|whether)\b", re.IGNORECASE)
-_PRONOUNS = frozenset("he she they him her them".split())
-"""Pronouns for people: "it" stands for things as often, which a claim rightly names."""
+_PRONOUNS = frozenset(("he", "she"))
+"""Pronouns that stand for one named person as a clause's subject: "it" stands for things, which a
+claim rightly names; "they" for groups; "him" and "her" for someone other than the subject, or own
+something ("her husband")."""
 
 Span = tuple[int, int]
 
@@ -161,8 +163,9 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     dropped denials only in a copied sentence, and a dropped denial only when no evidence sentence
     as close to the claim asserts the word. Two neighbouring sentences are copied together when
     each shares a term with the claim, neither holds more than half of its terms, and together
-    they hold half of them in its order; only a dropped denial is looked for there, on words
-    aligned within a phrase (`_phrased`)."""
+    they hold half of them in its order, two plain words among them. Only a dropped denial is
+    looked for there, and only of a denial whose every word the claim has ("did not report a
+    profit" is not "reported a loss"), on words aligned within a phrase (`_phrased`)."""
     if not claim.terms:
         return []
     ours = _Side(claim_text, term_spans(claim_text, claim))
@@ -172,7 +175,8 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     absent = {term.position for term in assessment.absent}
     key_set = set(keys)
     for output in texts:
-        theirs, negations = _side(output), analyze(output).negations
+        analyzed = analyze(output)
+        theirs, negations, partners = _side(output), analyzed.negations, _run_partners(analyzed, claim)
         for sentence in _sentences(output):
             if len(key_set.intersection(t.key for t in sentence)) < 2:
                 continue  # nothing to align: most sentences of a long source
@@ -199,7 +203,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                         text, span = ours.phrase(left, right)
                         instead = theirs.phrase(sentence[sa], sentence[sb])[0]
                         found.setdefault(span or text, Reversal(text, span, instead))
-                    elif gap and (pronoun := _pronoun_for(gap, keys[ca + 1 : cb], copied_between, sentence, sa)):
+                    elif gap and (pronoun := _pronoun_for(gap, copied_between, sentence, sa, partners)):
                         text, span = ours.phrase(gap[0], gap[-1])
                         found.setdefault(span or text, Reversal(text, span, pronoun))
             if copied and any(sentence[s].negation is not None for _, s in pairs):
@@ -210,21 +214,23 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                     found.setdefault(reversal.span or reversal.text, reversal)
         for first, second in pairwise(_sentences(output)):
             shared = [len(key_set.intersection(t.key for t in part)) for part in (first, second)]
+            if min(shared) < 1 or 2 * max(shared) > len(keys):
+                continue  # one sentence is the copy (above), or one adds nothing to it
             fused = [*first, *second]
             pairs = _aligned(keys, fused)
             words = sum(claim.terms[c].kind == "word" and not claim.terms[c].initial_capital for c, _ in pairs)
-            if min(shared) < 1 or 2 * max(shared) > len(keys) or words < 2 or 2 * len(pairs) < len(keys):
-                continue  # one sentence is the copy (above), or the two together are not
-            if any(fused[s].negation is not None for _, s in pairs):
-                asserted = _asserted(texts, key_set) if asserted is None else asserted
-                phrased = _phrased(pairs)
-                aligned = [
-                    (claim.terms[c], fused[s])
-                    for c, s in pairs
-                    if c in phrased and asserted.get(keys[c], 0) < max(shared)
-                ]
-                for reversal in _dropped_denials(ours, theirs, negations, aligned, fused):
-                    found.setdefault(reversal.span or reversal.text, reversal)
+            if words < 2 or 2 * len(pairs) < len(keys) or all(fused[s].negation is None for _, s in pairs):
+                continue
+            asserted = _asserted(texts, key_set) if asserted is None else asserted
+            phrased, at = _phrased(pairs), {s for _, s in pairs}
+            partly = {t.negation for i, t in enumerate(fused) if t.negation is not None and i not in at}
+            aligned = [
+                (claim.terms[c], fused[s])
+                for c, s in pairs
+                if c in phrased and fused[s].negation not in partly and asserted.get(keys[c], 0) < max(shared)
+            ]
+            for reversal in _dropped_denials(ours, theirs, negations, aligned, fused):
+                found.setdefault(reversal.span or reversal.text, reversal)
     return list(found.values())
 
 
@@ -243,28 +249,42 @@ def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, i
     return [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
 
 
+def _run_partners(*texts: TextTerms) -> dict[str, set[str]]:
+    """For each key, the keys it shares a run of capitalized words with in any of `texts`
+    ("Ebenezer" and "Scrooge"): one person's names."""
+    partners: dict[str, set[str]] = {}
+    for text in texts:
+        for _, positions in text.runs:
+            keys = {text.terms[p].key for p in positions}
+            for key in keys:
+                partners.setdefault(key, set()).update(keys - {key})
+    return partners
+
+
 def _pronoun_for(
-    gap: Sequence[Term], gap_keys: Sequence[str], copied_between: str, sentence: Sequence[Term], at: int
+    gap: Sequence[Term], copied_between: str, sentence: Sequence[Term], at: int, partners: dict[str, set[str]]
 ) -> str | None:
-    """The pronoun of the copied sentence, and whom it stands for, where the claim puts a name that
-    the sentence never mentions ("Marley's ghost is burdened by the chain he forged" -> "the chain
-    Scrooge forged"): the claim credits someone else with what the sentence says of a name it gave
-    before the pronoun (up to `at`). A pronoun with no name before it in its sentence points
-    further back ("There, he sees Tiny Tim"), and naming someone the sentence names is a
-    restatement."""
+    """The pronoun of the copied sentence, and whom it stands for, where the claim puts a name in
+    its place ("Marley's ghost is burdened by the chain he forged" -> "the chain Scrooge forged"):
+    the claim credits someone else with what the sentence says of the one person it named before
+    the pronoun (up to `at`). Not when the sentence names nobody before it ("There, he sees Tiny
+    Tim": the pronoun points further back) or several people ("Belle releases Scrooge because he
+    ..."), nor when the claim's name is the sentence's, or another name of that person ("Ebenezer"
+    for Scrooge). A capital that only opens the sentence names no one ("Tonight he ...")."""
     if not all(t.kind == "name" or t.initial_capital for t in gap):
         return None
     words = _words(copied_between)
     pronouns = sorted(words & _PRONOUNS)
     if not pronouns or not words - _PRONOUNS <= STOPWORDS:
         return None
-    if set(gap_keys) & {t.key for t in sentence}:
+    named = {t.key: t for t in sentence[: at + 1] if t.kind == "name" or t.surface.endswith(("'s", "\u2019s"))}
+    if len(named) != 1:
         return None
-    before = [t for t in sentence[: at + 1] if t.kind == "name" or t.initial_capital]
-    if not before:
+    (key, person), gap_keys = next(iter(named.items())), {t.key for t in gap}
+    if gap_keys & ({t.key for t in sentence} | partners.get(key, set())):
         return None
-    named = before[0].surface.removesuffix("'s").removesuffix("\u2019s")
-    return f"{pronouns[0]} ({named})"
+    who = person.surface.removesuffix("'s").removesuffix("\u2019s")
+    return f"{pronouns[0]} ({who})"
 
 
 def _names_near(terms: Sequence[Term], keys: Sequence[str], at: int, step: int) -> dict[str, int]:
@@ -337,8 +357,9 @@ def _dropped_denials(
 ) -> list[Reversal]:
     """Claim terms no "not" reaches, aligned with the word a denial of the copied sentence opens on
     (not a word further in its reach: "no sword and is rusted" denies the sword, not the rust). A
-    denial that keeps an exception ("never spent Christmas anywhere other than Belgravia") asserts
-    the exception, and one in an "if" clause ("if you do not agree to the terms") supposes."""
+    denial that keeps an exception ("never spent Christmas anywhere other than Belgravia") or a
+    time ("was not rebuilt until 1920") asserts the exception, and one in an "if" clause ("if you
+    do not agree to the terms") supposes."""
     if _EXCEPTION.search(theirs.phrase(sentence[0], sentence[-1])[0]):
         return []
     scopes: dict[int, list[tuple[Term, Term]]] = {}

@@ -88,7 +88,8 @@ class Facts:
     reversals: list[Reversal] = field(default_factory=list)
     """Sentences of the evidence the claim copies and turns around (`copies.py`)."""
     opposed: list[Finding] = field(default_factory=list)
-    """Claim words whose opposite the evidence says of the same person (`relations.opposed_beside`)."""
+    """Claim words whose opposite an intermediate output says of the same person
+    (`relations.opposed_beside`)."""
 
     @property
     def contradicted(self) -> bool:
@@ -168,12 +169,15 @@ def claim_facts(
     evidence_texts: Sequence[str],
     config: LexicalConfig,
     read_keys: frozenset[str] = frozenset(),
+    roots: Sequence[bool] | None = None,
 ) -> Facts | None:
     """The claim's facts against the pooled evidence; None when the claim has nothing checkable.
 
     `read_keys`: every term of the nodes the evidence was selected from. A name or number there is
     not missing from the source, only from the sentences Evidence Selection kept, unless the claim
-    says something the evidence lacks right next to it ("a London surgeon")."""
+    says something the evidence lacks right next to it ("a London surgeon"). `roots`: per text,
+    whether it is source text (all of it when not given); what the intermediate outputs say of
+    the claim's people (`Facts.opposed`) is looked for in those only."""
     claim = analyze(claim_text)
     if not claim.terms:
         return None
@@ -269,7 +273,8 @@ def claim_facts(
     for term in plain_missing[:_SHOWN_WORDS]:
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
-    for term, other, name in opposed_beside(claim, analyzed, assessment, read_keys):
+    outputs = [terms for terms, root in zip(analyzed, roots or [True] * len(analyzed), strict=True) if not root]
+    for term, other, name in opposed_beside(claim, outputs, assessment, read_keys):
         why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
         facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why))
     facts.findings[:0] = facts.opposed

@@ -98,7 +98,7 @@ def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     """
     p = model.probability(facts.values)
     close = facts.covered >= model.close_covered or not from_source
-    changed = facts.contradicted or bool(facts.reversals) or (bool(facts.opposed) and not from_source)
+    changed = facts.contradicted or bool(facts.reversals) or bool(facts.opposed)
     missing = facts.missing_anchor and close and p < model.not_supported_below
     if changed or missing or facts.covered < model.min_covered:
         return Verdict.NOT_FULLY_SUPPORTED
@@ -125,7 +125,7 @@ def judge_facts(
         return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="no evidence to check against", score=0.0)
     if _not_english(claim_text):
         return _undecided(_NOT_ENGLISH)
-    facts = claim_facts(claim_text, texts, config, read_keys)
+    facts = claim_facts(claim_text, texts, config, read_keys, is_root)
     if facts is None:
         return _undecided("the claim has no names, numbers or content words to check")
     p = model.probability(facts.values)

@@ -16,8 +16,8 @@ from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
 _BESIDE = 3
-"""Terms between a word and what it is said of ("Tiny Tim is the youngest": one; "Tim is depicted
-as the eldest": two, stopwords aside)."""
+"""How far a word stands from the name it is said of, in terms ("Tiny Tim is the youngest": 1;
+"Tim is depicted as the eldest": 2, stopwords aside)."""
 
 
 def sentences_of(text: TextTerms) -> list[list[Term]]:
@@ -70,13 +70,15 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
     return found
 
 
-def _nearest_names(sentence: Sequence[Term], at: int) -> set[str]:
-    """The keys of the names closest to the term at index `at`, within `_BESIDE` terms: what a
-    word placed there is said of ("Tiny Tim is the youngest child of Bob": Tim, not Bob)."""
+def _subject(sentence: Sequence[Term], at: int) -> set[str]:
+    """The keys of the nearest names before the term at index `at`, within `_BESIDE` terms: whom a
+    word placed there is said of ("Tiny Tim is the youngest child of Bob": Tim). A name after the
+    word, or one that owns something ("Scrooge's sister", "Fezziwig's apprentice"), is the other
+    end of a relation ("the son of the Queen"), not the one it describes."""
     near = [
-        (abs(i - at), t.key)
-        for i, t in enumerate(sentence)
-        if 0 < abs(i - at) <= _BESIDE and (t.kind == "name" or t.initial_capital)
+        (at - i, t.key)
+        for i, t in enumerate(sentence[max(0, at - _BESIDE) : at], start=max(0, at - _BESIDE))
+        if (t.kind == "name" or t.initial_capital) and not t.surface.endswith(("'s", "\u2019s"))
     ]
     closest = min((distance for distance, _ in near), default=None)
     return {key for distance, key in near if distance == closest}
@@ -87,17 +89,17 @@ def opposed_beside(
 ) -> list[tuple[Term, Term, str]]:
     """(claim word, opposite, name): a claim word that no node read has, said of a name, where an
     evidence sentence says of the same name what cannot be said of one person with it: another
-    age, role or kin (`antonyms.person_opposites`: "eldest" / "youngest", "brother" / "son").
-    "Tiny Tim is the youngest child of Bob" against "Tiny Tim is depicted as the eldest". A word is
-    said of the names closest to it, within `_BESIDE` terms, and every name closest to the
-    opposite must be one the claim's word is said of: "Tiny Tim is the youngest child of Bob"
-    says nothing of Martha, "the eldest daughter of Bob". A word the nodes read have elsewhere may
-    be the claim's fact, in a sentence Evidence Selection left out, and a claim that has both
-    words ("father and son") opposes nothing. In the audit of the fixture index's reports, any
-    listed opposite beside any shared word flagged 40 report sentences, nearly all true ("guides"
-    / "the scene that followed", "authorized" / "unauthorized"); said of the same name, 5, all true
-    ("remembered" / "forgetting", "later" / "earlier"); kept to people's ages, roles and kin (and
-    to intermediate outputs, `judge.decide`), none."""
+    place in age or another gender of the same kin or role (`antonyms.person_opposites`:
+    "eldest" / "youngest", "son" / "daughter", "master" / "servant"). "Tiny Tim is the youngest
+    child of Bob" against "Tiny Tim is depicted as the eldest". A word is said of the nearest name
+    before it (`_subject`), and the evidence's word must be said of the claim's name: "Tiny Tim is
+    the youngest child of Bob" says nothing of Martha, "the eldest daughter of Bob", and "Fred is
+    the nephew of Scrooge" nothing against "Scrooge is the uncle of Fred". A word the nodes read
+    have elsewhere may be the claim's fact, in a sentence Evidence Selection left out; a claim
+    that has both words, or denies its own, opposes nothing. In the audit of the fixture index's
+    reports, any listed opposite beside any shared word flagged 40 report sentences, nearly all
+    true ("guides" / "the scene that followed", "authorized" / "unauthorized"); said of the same
+    name, 5, all true ("remembered" / "forgetting", "later" / "earlier"); as it stands, none."""
     absent = {t.position for t in assessment.absent if t.kind == "word" and t.key not in read_keys}
     if not absent:
         return []
@@ -106,26 +108,26 @@ def opposed_beside(
     found = []
     for term in claim.terms:
         against = person_opposites(term.key)
-        if term.position not in absent or not against or against & claim.key_set:
+        if term.position not in absent or term.negation is not None or not against or against & claim.key_set:
             continue
         own = next(s for s in claim_sentences if term in s)
-        names = {assessment.matched[k] for k in _nearest_names(own, own.index(term)) if k in assessment.matched}
+        subject = _subject(own, own.index(term))
+        names = {assessment.matched[k] for k in subject if k in assessment.matched}
         hit = next(
             (
                 (other, said_of)
                 for sentence in sentences
                 for at, other in enumerate(sentence)
                 if other.key in against and other.negation is None
-                for said_of in [_nearest_names(sentence, at)]
+                for said_of in [_subject(sentence, at)]
                 if said_of and said_of <= names
             ),
             None,
         )
         if hit is not None:
             other, said_of = hit
-            found.append(
-                (term, other, next(t.surface for t in claim.terms if assessment.matched.get(t.key) in said_of))
-            )
+            name = next(t.surface for t in own if t.key in subject and assessment.matched.get(t.key) in said_of)
+            found.append((term, other, name))
     return found
 
 

@@ -5,8 +5,8 @@ source may well use elsewhere. So the verdict looks for a claim word that the ev
 the evidence sentences aligned with the claim use its opposite. The list is general English (what
 summaries flip: degree, direction, quantity, time, evaluation), kept short so that a match is a
 real contradiction rather than a loose association. Words that cannot be said of one person
-together (another age, role or kin: `person_opposites`) are a list of their own, for the facts
-verifier, which checks them against what the evidence says of the same name.
+together (another place in age, role or kin: `person_opposites`) are a list of their own, for the
+facts verifier, which checks them against what the evidence says of the same name.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _PAIRS = """
 easy:difficult easy:hard simple:complex simple:complicated strong:weak strength:weakness high:low
 higher:lower highest:lowest increase:decrease increase:reduce increasing:decreasing rise:fall raise:lower
 grow:shrink more:less more:fewer most:least many:few large:small big:small long:short early:late
-before:after first:last new:old modern:ancient positive:negative agree:disagree
+before:after first:last new:old young:old young:elderly modern:ancient positive:negative agree:disagree
 accept:reject approve:reject include:exclude including:excluding success:failure succeed:fail win:lose
 gain:loss profit:loss open:close start:end begin:end start:finish buy:sell import:export
 expensive:cheap expensive:affordable costly:cheap fast:slow quick:slow good:bad better:worse best:worst
@@ -43,20 +43,18 @@ strongest:weakest richer:poorer richest:poorest faster:slower fastest:slowest ea
 """
 """Pairs as written; both sides are stemmed the way claims and evidence are."""
 
-_AGES = "young:old young:elderly younger:older younger:elder youngest:oldest youngest:eldest"
-"""Opposites of age, said of people and of things alike."""
+_AGES = "younger:older younger:elder youngest:oldest youngest:eldest"
+"""Opposites of age between people or things, which time does not change ("young" Scrooge grows
+"old"; the youngest child stays the youngest)."""
 
 _ROLES = """
-leader:follower teacher:student teacher:pupil master:servant master:apprentice employer:employee
-parent:child host:guest predecessor:successor ancestor:descendant
+teacher:student teacher:pupil master:servant master:apprentice employer:employee leader:follower
+father:mother son:daughter brother:sister husband:wife uncle:aunt nephew:niece grandfather:grandmother
+grandson:granddaughter
 """
-"""A person's role towards another: the leader is not the follower."""
-
-_KIN = (
-    "father mother son daughter brother sister husband wife uncle aunt nephew niece grandfather grandmother "
-    "grandson granddaughter cousin"
-).split()
-"""Kin of which a person is one at most to someone: "his brother" and "his son" are two facts."""
+"""A person's role towards another, and the same kin of the other gender: one person is a father
+and a husband and a son, but not a son and a daughter. Only nouns that are no verbs ("host",
+"parent" and "guide" are both)."""
 
 
 def _build(pairs: list[list[str]]) -> dict[str, frozenset[str]]:
@@ -75,8 +73,7 @@ def _table() -> dict[str, frozenset[str]]:
 
 @lru_cache(maxsize=1)
 def _people() -> dict[str, frozenset[str]]:
-    pairs = [pair.split(":") for pair in f"{_AGES} {_ROLES}".split()]
-    return _build(pairs + [[a, b] for a in _KIN for b in _KIN if a != b])
+    return _build([pair.split(":") for pair in f"{_AGES} {_ROLES}".split()])
 
 
 def opposites(key: str) -> frozenset[str]:
@@ -85,6 +82,6 @@ def opposites(key: str) -> frozenset[str]:
 
 
 def person_opposites(key: str) -> frozenset[str]:
-    """The stemmed words that cannot be said of the same person as a stemmed word: another age, role
-    or kin ("eldest" / "youngest", "master" / "servant", "brother" / "son")."""
+    """The stemmed words that cannot be said of the same person as a stemmed word: another place in
+    age, role or kin ("eldest" / "youngest", "master" / "servant", "son" / "daughter")."""
     return _people().get(key, frozenset())
