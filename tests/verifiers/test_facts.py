@@ -257,9 +257,19 @@ async def test_a_claim_that_joins_two_sentences_and_drops_a_denial_is_a_contradi
             "The bridge was rebuilt in 1920, and then the ferry stopped running.",
             "The bridge was not rebuilt until 1920. Then the ferry stopped running.",
         ),
+        (  # a verb that denies says what "not" says
+            "The team avoided relegation on the last day by beating Leeds 2-1.",
+            "The team was not relegated. On the last day it beat Leeds 2-1.",
+        ),
     ]:
         result = await judge(claim, source, is_root=True)
         assert "the sentence the claim copies" not in result.reasoning, result.reasoning
+    until_elsewhere = await judge(  # "until" in another clause dates nothing the denial says
+        "The company reported a profit, and it froze hiring until March.",
+        "The company did not report a profit, and it froze hiring until March.",
+        is_root=True,
+    )
+    assert "says 'not report a profit'" in until_elsewhere.reasoning, until_elsewhere.reasoning
 
 
 @pytest.mark.parametrize(
@@ -287,6 +297,16 @@ async def test_a_claim_that_joins_two_sentences_and_drops_a_denial_is_a_contradi
             "Jacob Marley died. Marley's ghost is burdened by the chain he forged in life.",
             None,
         ),
+        (  # the sentence opens on a place: "he" is the man named before
+            "At Microsoft, Sinofsky led the Windows team until 2012.",
+            "Steven Sinofsky joined the company in 1989. At Microsoft, he led the Windows team until 2012.",
+            None,
+        ),
+        (  # a kin before "he" may be whom it stands for
+            "Fred invites his uncle, and Scrooge refuses.",
+            "Scrooge is a miser. Fred invites his uncle, and he refuses.",
+            None,
+        ),
     ],
 )
 async def test_a_name_put_for_a_pronoun_of_someone_else_is_a_contradiction(
@@ -308,7 +328,7 @@ async def test_a_name_put_for_a_pronoun_of_someone_else_is_a_contradiction(
         (
             "Tiny Tim is depicted as the eldest and most vulnerable member of the Cratchit family.",
             "Tiny Tim is the youngest child of Bob and Mrs. Cratchit. He is loved by all the family.",
-            "the evidence says 'youngest' of 'Tim' where the claim says 'eldest'",
+            "the evidence says 'youngest' of 'Tiny Tim' where the claim says 'eldest'",
         ),
         (
             "Fan is Scrooge's younger brother, who brings him home from school.",
@@ -335,13 +355,35 @@ async def test_a_name_put_for_a_pronoun_of_someone_else_is_a_contradiction(
         ),
         ("Scrooge is an old man.", "Young Scrooge sits alone reading.", None),  # the same man, years apart
         ("Tiny Tim is not the eldest.", "Tiny Tim is the youngest child of Bob.", None),
+        (  # another person of the same family name
+            "Venus Williams is the older sister of Serena Williams.",
+            "Serena Williams is the younger sister of Venus Williams and has won 23 titles.",
+            None,
+        ),
+        (
+            "Pierre Curie and his wife Marie shared the prize.",
+            "Marie Curie and her husband Pierre shared the prize.",
+            None,
+        ),
+        ("Aristotle was a student of Plato.", "Aristotle, the teacher of Alexander, was taught by Plato.", None),
+        (  # a verb is no kin
+            "Cynthia Lennon is the mother of Julian Lennon.",
+            "John Lennon fathered Julian Lennon with his first wife Cynthia.",
+            None,
+        ),
+        (  # "sister" is said of Leia, whatever name stands nearest before it
+            "Luke Skywalker is the son of Darth Vader and the brother of Leia.",
+            "Leia is the daughter of Darth Vader and the twin sister of Luke Skywalker.",
+            None,
+        ),
     ],
 )
-async def test_another_age_role_or_kin_said_of_the_same_name_is_a_contradiction(
+async def test_another_age_or_kin_said_of_the_same_name_is_a_contradiction(
     claim: str, evidence: str, found: str | None
 ) -> None:
-    """An intermediate output that says of the name a claim's word is said of another age, role or
-    kin contradicts it, though it words the rest otherwise; said of someone else, it does not."""
+    """An intermediate output that says of the name a claim's word is said of another place in age
+    or the other gender of a kin contradicts it, though it words the rest otherwise; said of
+    someone else, of no name, or by a verb, it does not; nor roles, which one person holds at once."""
     result = await judge(claim, evidence, is_root=False)
     if found is None:
         assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning

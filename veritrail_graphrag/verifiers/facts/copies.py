@@ -41,9 +41,9 @@ from functools import lru_cache
 from itertools import pairwise
 
 from veritrail_graphrag.verifiers.facts.relations import negated_by_prefix, sentences_of
-from veritrail_graphrag.verifiers.lexical.antonyms import opposites
+from veritrail_graphrag.verifiers.lexical.antonyms import opposites, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment
-from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, analyze, term_spans
+from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, analyze, stem, term_spans
 
 MAX_EDIT = 3
 """Terms on either side of an edit: more than this is a rewrite, not a copy with a word changed."""
@@ -67,7 +67,11 @@ _SWAP_WINDOW = 3
 """Terms on each side of a word where the names it relates stand."""
 _PASSIVE = frozenset("by is was are were be been being".split())
 _ARTICLES = frozenset("a an the s".split())
-_EXCEPTION = re.compile(r"\b(?:other than|except|apart from|save for|besides|until)\b", re.IGNORECASE)
+_EXCEPTION = re.compile(r"\b(?:other than|except|apart from|save for|besides)\b", re.IGNORECASE)
+_UNTIL = re.compile(r"^[^,;:.!?]*\buntil\b", re.IGNORECASE)
+"""'until' in the denial's own clause: 'was not rebuilt until 1920' dates the rebuilding."""
+_DENYING_VERBS = frozenset(stem(w) for w in "avoid refuse fail deny decline reject escape prevent resist".split())
+"""Verbs that deny their object: "avoided relegation" says what "was not relegated" says."""
 _SENTENCE_BREAK = re.compile(r"[.!?:]|\n\s*\n")
 _SUPPOSING = re.compile(r"\b(?:if|unless|whether)\b", re.IGNORECASE)
 _PRONOUNS = frozenset(("he", "she"))
@@ -203,13 +207,17 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                         text, span = ours.phrase(left, right)
                         instead = theirs.phrase(sentence[sa], sentence[sb])[0]
                         found.setdefault(span or text, Reversal(text, span, instead))
-                    elif gap and (pronoun := _pronoun_for(gap, copied_between, sentence, sa, partners)):
+                    elif gap and (pronoun := _pronoun_for(theirs, gap, copied_between, sentence, sa, partners)):
                         text, span = ours.phrase(gap[0], gap[-1])
                         found.setdefault(span or text, Reversal(text, span, pronoun))
             if copied and any(sentence[s].negation is not None for _, s in pairs):
                 asserted = _asserted(texts, key_set) if asserted is None else asserted
                 close = len(key_set.intersection(t.key for t in sentence))
-                aligned = [(claim.terms[c], sentence[s]) for c, s in pairs if asserted.get(keys[c], 0) < close]
+                aligned = [
+                    (claim.terms[c], sentence[s])
+                    for c, s in pairs
+                    if asserted.get(keys[c], 0) < close and not _denied_by_verb(claim.terms, c)
+                ]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
                     found.setdefault(reversal.span or reversal.text, reversal)
         for first, second in pairwise(_sentences(output)):
@@ -227,7 +235,10 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
             aligned = [
                 (claim.terms[c], fused[s])
                 for c, s in pairs
-                if c in phrased and fused[s].negation not in partly and asserted.get(keys[c], 0) < max(shared)
+                if c in phrased
+                and fused[s].negation not in partly
+                and asserted.get(keys[c], 0) < max(shared)
+                and not _denied_by_verb(claim.terms, c)
             ]
             for reversal in _dropped_denials(ours, theirs, negations, aligned, fused):
                 found.setdefault(reversal.span or reversal.text, reversal)
@@ -249,6 +260,15 @@ def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, i
     return [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
 
 
+def _denied_by_verb(terms: Sequence[Term], at: int) -> bool:
+    """Whether a verb that denies its object stands just before the claim term at `at` ("avoided
+    relegation", "refused to give up her seat"): the claim words the denial another way."""
+    return any(
+        0 <= i < at and terms[i].sentence == terms[at].sentence and terms[i].key in _DENYING_VERBS
+        for i in (at - 1, at - 2)
+    )
+
+
 def _run_partners(*texts: TextTerms) -> dict[str, set[str]]:
     """For each key, the keys it shares a run of capitalized words with in any of `texts`
     ("Ebenezer" and "Scrooge"): one person's names."""
@@ -262,28 +282,36 @@ def _run_partners(*texts: TextTerms) -> dict[str, set[str]]:
 
 
 def _pronoun_for(
-    gap: Sequence[Term], copied_between: str, sentence: Sequence[Term], at: int, partners: dict[str, set[str]]
+    theirs: _Side,
+    gap: Sequence[Term],
+    copied_between: str,
+    sentence: Sequence[Term],
+    at: int,
+    partners: dict[str, set[str]],
 ) -> str | None:
     """The pronoun of the copied sentence, and whom it stands for, where the claim puts a name in
     its place ("Marley's ghost is burdened by the chain he forged" -> "the chain Scrooge forged"):
-    the claim credits someone else with what the sentence says of the one person it named before
-    the pronoun (up to `at`). Not when the sentence names nobody before it ("There, he sees Tiny
-    Tim": the pronoun points further back) or several people ("Belle releases Scrooge because he
-    ..."), nor when the claim's name is the sentence's, or another name of that person ("Ebenezer"
-    for Scrooge). A capital that only opens the sentence names no one ("Tonight he ...")."""
+    the claim credits someone else with what the sentence says of the person it opens on, the
+    only one it names before the pronoun (up to `at`). Not when the sentence opens otherwise ("At
+    Microsoft, he led ...", "There, he sees ...": the pronoun points to someone named before), names
+    several people or a kin ("Fred invites his uncle, and he ..."), nor when the claim's name is
+    the sentence's or another name of that person ("Ebenezer" for Scrooge)."""
     if not all(t.kind == "name" or t.initial_capital for t in gap):
         return None
     words = _words(copied_between)
     pronouns = sorted(words & _PRONOUNS)
     if not pronouns or not words - _PRONOUNS <= STOPWORDS:
         return None
-    named = {t.key: t for t in sentence[: at + 1] if t.kind == "name" or t.surface.endswith(("'s", "\u2019s"))}
-    if len(named) != 1:
+    before, first = sentence[: at + 1], sentence[0]
+    named = {t.key for t in before if t.kind == "name" or t.surface.endswith(("'s", "\u2019s"))}
+    person = {first.key} | partners.get(first.key, set())
+    if _WORD.search(theirs.opening(first, first)) or not (first.key in named or partners.get(first.key)):
+        return None  # a capital that only opens the sentence names no one ("Tonight he ...")
+    if named - person or any(person_opposites(t.key) for t in before):
         return None
-    (key, person), gap_keys = next(iter(named.items())), {t.key for t in gap}
-    if gap_keys & ({t.key for t in sentence} | partners.get(key, set())):
+    if {t.key for t in gap} & ({t.key for t in sentence} | person):
         return None
-    who = person.surface.removesuffix("'s").removesuffix("\u2019s")
+    who = first.surface.removesuffix("'s").removesuffix("\u2019s")
     return f"{pronouns[0]} ({who})"
 
 
@@ -358,8 +386,8 @@ def _dropped_denials(
     """Claim terms no "not" reaches, aligned with the word a denial of the copied sentence opens on
     (not a word further in its reach: "no sword and is rusted" denies the sword, not the rust). A
     denial that keeps an exception ("never spent Christmas anywhere other than Belgravia") or a
-    time ("was not rebuilt until 1920") asserts the exception, and one in an "if" clause ("if you
-    do not agree to the terms") supposes."""
+    time in its own clause ("was not rebuilt until 1920") asserts the exception, and one in an
+    "if" clause ("if you do not agree to the terms") supposes."""
     if _EXCEPTION.search(theirs.phrase(sentence[0], sentence[-1])[0]):
         return []
     scopes: dict[int, list[tuple[Term, Term]]] = {}
@@ -371,6 +399,8 @@ def _dropped_denials(
     for scope, pairs in scopes.items():
         denied = pairs[0][1]
         if denied.position != firsts[scope] or _SUPPOSING.search(theirs.opening(sentence[0], denied)):
+            continue
+        if _UNTIL.search(theirs.phrase(denied, sentence[-1])[0]):
             continue
         text, span = ours.phrase(pairs[0][0], pairs[-1][0])
         found.append(Reversal(text, span, f"{negations[scope]} {theirs.phrase(denied, pairs[-1][1])[0]}"))

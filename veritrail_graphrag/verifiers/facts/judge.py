@@ -83,18 +83,18 @@ def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     """Not Fully Supported when a checkable fact is contradicted (another number, a denial, a
     changed name, a supposition stated as fact); when the claim turns around a sentence of its
     evidence that it copies (`copies.py`); when an intermediate output says of the same person
-    another age, role or kin (`relations.opposed_beside`: source text tells of many people under
-    one name, "the youngest Cratchits" against "Peter Cratchit, the eldest son"); when a name or
-    number is missing and P(supported) is low (a missing name counts when the evidence is close to
-    the claim, or is intermediate output, which names what it is about); or when almost nothing of
-    the claim is in the evidence.
-    Inconclusive when P is low otherwise. Wording the evidence does not share is never an alarm on
-    its own, nor is one word standing where the evidence has another (an opposite somewhere in it,
-    a swap): on the dev splits that is a synonym as often as a changed fact, so it lowers P and is
-    named, nothing more. Against source text, which decides the final verdict, such a swap is
-    Inconclusive (a reviewer looks); against an intermediate output it is Fully Supported, so that
-    the trail goes on to the source and an error found there is blamed on the stage that made it
-    (the last Fully Supported iteration names the stage), not left unnamed.
+    another place in age or kin (`relations.opposed_beside`; source text is left out, it tells of
+    many people under one name, "the youngest Cratchits" against "Peter Cratchit, the eldest
+    son"); when a name or number is missing and P(supported) is low (a missing name counts when
+    the evidence is close to the claim, or is intermediate output, which names what it is about);
+    or when almost nothing of the claim is in the evidence. Inconclusive when P is low otherwise.
+    Wording the evidence does not share is never an alarm on its own, nor is one word standing
+    where the evidence has another (an opposite somewhere in it, a swap): on the dev splits that is
+    a synonym as often as a changed fact, so it lowers P and is named, nothing more. Against source
+    text, which decides the final verdict, such a swap is Inconclusive (a reviewer looks); against
+    an intermediate output it is Fully Supported, so that the trail goes on to the source and an
+    error found there is blamed on the stage that made it (the last Fully Supported iteration
+    names the stage), not left unnamed.
     """
     p = model.probability(facts.values)
     close = facts.covered >= model.close_covered or not from_source

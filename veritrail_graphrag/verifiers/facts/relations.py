@@ -10,14 +10,20 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 
-from veritrail_graphrag.verifiers.lexical.antonyms import person_opposites
+from veritrail_graphrag.verifiers.lexical.antonyms import is_person_word, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment, Evidence
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, stem
 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
 _BESIDE = 3
 """How far a word stands from the name it is said of, in terms ("Tiny Tim is the youngest": 1;
 "Tim is depicted as the eldest": 2, stopwords aside)."""
+_SAID_AS = frozenset(
+    stem(word)
+    for word in "depicted portrayed described characterized shown presented known considered regarded seen".split()
+)
+"""Words that may stand between a name and what it is said to be ("Tiny Tim is depicted as ...")."""
+_POSSESSIVE = ("'s", "\u2019s")
 
 
 def sentences_of(text: TextTerms) -> list[list[Term]]:
@@ -70,64 +76,78 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
     return found
 
 
-def _subject(sentence: Sequence[Term], at: int) -> set[str]:
-    """The keys of the nearest names before the term at index `at`, within `_BESIDE` terms: whom a
-    word placed there is said of ("Tiny Tim is the youngest child of Bob": Tim). A name after the
-    word, or one that owns something ("Scrooge's sister", "Fezziwig's apprentice"), is the other
-    end of a relation ("the son of the Queen"), not the one it describes."""
-    near = [
-        (at - i, t.key)
-        for i, t in enumerate(sentence[max(0, at - _BESIDE) : at], start=max(0, at - _BESIDE))
-        if (t.kind == "name" or t.initial_capital) and not t.surface.endswith(("'s", "\u2019s"))
-    ]
-    closest = min((distance for distance, _ in near), default=None)
-    return {key for distance, key in near if distance == closest}
+def _runs(text: TextTerms) -> dict[int, frozenset[str]]:
+    """Per term position, the keys of the run of capitalized words it stands in ("Tiny Tim")."""
+    return {position: frozenset(text.terms[p].key for p in run) for _, run in text.runs for position in run}
+
+
+def _subject(sentence: Sequence[Term], at: int, runs: dict[int, frozenset[str]]) -> frozenset[str]:
+    """The keys of the name the term at index `at` is said of, with the other names of its run
+    ("Tiny Tim"; "Serena Williams" is not "Venus Williams"): the nearest name before it, within
+    `_BESIDE` terms, with nothing between but words of saying ("Tiny Tim is depicted as the
+    eldest"), ages ("Fan is the younger sister") and names that own the word ("Fan is Scrooge's
+    sister"). Empty otherwise: a name after the word is the other end of a relation ("the son of
+    the Queen"), and one with other words between is said of something else ("Leia, daughter of
+    Darth Vader and the twin sister of Luke")."""
+    for i in range(at - 1, max(-1, at - 1 - _BESIDE), -1):
+        term = sentence[i]
+        owner = term.surface.endswith(_POSSESSIVE)
+        if (term.kind == "name" or term.initial_capital) and not owner:
+            return runs.get(term.position, frozenset({term.key}))
+        if not (owner or term.key in _SAID_AS or person_opposites(term.key)):
+            break
+    return frozenset()
 
 
 def opposed_beside(
     claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment, read_keys: frozenset[str]
 ) -> list[tuple[Term, Term, str]]:
-    """(claim word, opposite, name): a claim word that no node read has, said of a name, where an
-    evidence sentence says of the same name what cannot be said of one person with it: another
-    place in age or another gender of the same kin or role (`antonyms.person_opposites`:
-    "eldest" / "youngest", "son" / "daughter", "master" / "servant"). "Tiny Tim is the youngest
-    child of Bob" against "Tiny Tim is depicted as the eldest". A word is said of the nearest name
-    before it (`_subject`), and the evidence's word must be said of the claim's name: "Tiny Tim is
-    the youngest child of Bob" says nothing of Martha, "the eldest daughter of Bob", and "Fred is
-    the nephew of Scrooge" nothing against "Scrooge is the uncle of Fred". A word the nodes read
-    have elsewhere may be the claim's fact, in a sentence Evidence Selection left out; a claim
-    that has both words, or denies its own, opposes nothing. In the audit of the fixture index's
-    reports, any listed opposite beside any shared word flagged 40 report sentences, nearly all
-    true ("guides" / "the scene that followed", "authorized" / "unauthorized"); said of the same
-    name, 5, all true ("remembered" / "forgetting", "later" / "earlier"); as it stands, none."""
+    """(claim word, opposite, name): a claim word that no node read has, said of a name
+    (`_subject`), where an evidence sentence says of the same name what cannot be said of one
+    person with it: another place in age or the other gender of a kin
+    (`antonyms.person_opposites`: "eldest" / "youngest", "son" / "daughter"). "Tiny Tim is the
+    youngest child of Bob" against "Tiny Tim is depicted as the eldest"; not against "Martha
+    Cratchit is the eldest daughter of Bob", nor "Fred is the nephew of Scrooge" against "Scrooge
+    is the uncle of Fred". A word the nodes read have elsewhere may be the claim's fact, in a
+    sentence Evidence Selection left out; a claim that has both words, or denies its own,
+    opposes nothing; a verb that stems alike ("fathered") is no kin. In the audit of the fixture
+    index's reports, any listed opposite beside any shared word flagged 40 report sentences,
+    nearly all true ("guides" / "the scene that followed", "authorized" / "unauthorized"); said of
+    the same name, 5, all true ("remembered" / "forgetting", "later" / "earlier"); as it stands,
+    none."""
     absent = {t.position for t in assessment.absent if t.kind == "word" and t.key not in read_keys}
     if not absent:
         return []
-    sentences = [sentence for text in evidence for sentence in sentences_of(text)]
+    claim_runs = _runs(claim)
+    sentences = [(sentence, _runs(text)) for text in evidence for sentence in sentences_of(text)]
     claim_sentences = sentences_of(claim)
     found = []
     for term in claim.terms:
         against = person_opposites(term.key)
         if term.position not in absent or term.negation is not None or not against or against & claim.key_set:
             continue
+        if not is_person_word(term.surface):
+            continue
         own = next(s for s in claim_sentences if term in s)
-        subject = _subject(own, own.index(term))
-        names = {assessment.matched[k] for k in subject if k in assessment.matched}
+        subject = _subject(own, own.index(term), claim_runs)
+        if not subject or not subject <= assessment.matched.keys():
+            continue
+        names = frozenset(assessment.matched[k] for k in subject)
         hit = next(
             (
-                (other, said_of)
-                for sentence in sentences
+                other
+                for sentence, runs in sentences
                 for at, other in enumerate(sentence)
-                if other.key in against and other.negation is None
-                for said_of in [_subject(sentence, at)]
-                if said_of and said_of <= names
+                if other.key in against
+                and other.negation is None
+                and is_person_word(other.surface)
+                and _subject(sentence, at, runs) == names
             ),
             None,
         )
         if hit is not None:
-            other, said_of = hit
-            name = next(t.surface for t in own if t.key in subject and assessment.matched.get(t.key) in said_of)
-            found.append((term, other, name))
+            name = " ".join(dict.fromkeys(t.surface for t in own if t.key in subject))
+            found.append((term, hit, name))
     return found
 
 

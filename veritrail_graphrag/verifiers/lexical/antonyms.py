@@ -5,8 +5,9 @@ source may well use elsewhere. So the verdict looks for a claim word that the ev
 the evidence sentences aligned with the claim use its opposite. The list is general English (what
 summaries flip: degree, direction, quantity, time, evaluation), kept short so that a match is a
 real contradiction rather than a loose association. Words that cannot be said of one person
-together (another place in age, role or kin: `person_opposites`) are a list of their own, for the
-facts verifier, which checks them against what the evidence says of the same name.
+together (another place in age, the other gender of a kin: `person_opposites`) are a list of
+their own, for the facts verifier, which checks them against what the evidence says of the same
+name.
 """
 
 from __future__ import annotations
@@ -47,14 +48,12 @@ _AGES = "younger:older younger:elder youngest:oldest youngest:eldest"
 """Opposites of age between people or things, which time does not change ("young" Scrooge grows
 "old"; the youngest child stays the youngest)."""
 
-_ROLES = """
-teacher:student teacher:pupil master:servant master:apprentice employer:employee leader:follower
+_KIN = """
 father:mother son:daughter brother:sister husband:wife uncle:aunt nephew:niece grandfather:grandmother
 grandson:granddaughter
 """
-"""A person's role towards another, and the same kin of the other gender: one person is a father
-and a husband and a son, but not a son and a daughter. Only nouns that are no verbs ("host",
-"parent" and "guide" are both)."""
+"""The same kin of the other gender: one person is a father and a husband and a son (and a teacher
+and a student), but not a son and a daughter."""
 
 
 def _build(pairs: list[list[str]]) -> dict[str, frozenset[str]]:
@@ -73,7 +72,12 @@ def _table() -> dict[str, frozenset[str]]:
 
 @lru_cache(maxsize=1)
 def _people() -> dict[str, frozenset[str]]:
-    return _build([pair.split(":") for pair in f"{_AGES} {_ROLES}".split()])
+    return _build([pair.split(":") for pair in f"{_AGES} {_KIN}".split()])
+
+
+@lru_cache(maxsize=1)
+def _person_words() -> frozenset[str]:
+    return frozenset(word for pair in f"{_AGES} {_KIN}".split() for word in pair.split(":"))
 
 
 def opposites(key: str) -> frozenset[str]:
@@ -83,5 +87,12 @@ def opposites(key: str) -> frozenset[str]:
 
 def person_opposites(key: str) -> frozenset[str]:
     """The stemmed words that cannot be said of the same person as a stemmed word: another place in
-    age, role or kin ("eldest" / "youngest", "master" / "servant", "son" / "daughter")."""
+    age or the other gender of a kin ("eldest" / "youngest", "son" / "daughter")."""
     return _people().get(key, frozenset())
+
+
+def is_person_word(surface: str) -> bool:
+    """Whether a word as written is one of `person_opposites`' words or their plural, not a verb
+    that stems alike ("fathered", "mothering")."""
+    word = surface.lower()
+    return word in _person_words() or (word.endswith("s") and word[:-1] in _person_words())
