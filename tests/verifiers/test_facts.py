@@ -261,6 +261,16 @@ async def test_a_claim_that_joins_two_sentences_and_drops_a_denial_is_a_contradi
             "The team avoided relegation on the last day by beating Leeds 2-1.",
             "The team was not relegated. On the last day it beat Leeds 2-1.",
         ),
+        (  # the claim denies the object instead
+            "The ministry issued no statement on the leak, and the minister resigned the next morning.",
+            "The ministry did not issue a statement on the leak, despite requests from reporters. The minister "
+            "resigned the next morning.",
+        ),
+        (  # the denial is of someone else
+            "United lifted the league title that season, with City second behind them on goal difference.",
+            "City, despite spending heavily, did not lift the league title that season. They finished second to "
+            "United on goal difference.",
+        ),
     ]:
         result = await judge(claim, source, is_root=True)
         assert "the sentence the claim copies" not in result.reasoning, result.reasoning
@@ -270,6 +280,12 @@ async def test_a_claim_that_joins_two_sentences_and_drops_a_denial_is_a_contradi
         is_root=True,
     )
     assert "says 'not report a profit'" in until_elsewhere.reasoning, until_elsewhere.reasoning
+    dated = await judge(  # a year in the denial is the claim's year too
+        "The band toured in 2005, and they recorded an album in Berlin.",
+        "The band did not tour in 2005. They recorded an album in Berlin.",
+        is_root=True,
+    )
+    assert "says 'not tour" in dated.reasoning, dated.reasoning
 
 
 @pytest.mark.parametrize(
@@ -305,6 +321,18 @@ async def test_a_claim_that_joins_two_sentences_and_drops_a_denial_is_a_contradi
         (  # a kin before "he" may be whom it stands for
             "Fred invites his uncle, and Scrooge refuses.",
             "Scrooge is a miser. Fred invites his uncle, and he refuses.",
+            None,
+        ),
+        (  # a new clause: "he" is the assistant
+            "Marie Curie hired a young assistant, and Debierne later discovered actinium in her laboratory.",
+            "Debierne was the assistant. Marie Curie hired a young assistant, and he later discovered actinium in her "
+            "laboratory.",
+            None,
+        ),
+        (
+            "General Motors grew into the largest carmaker after Sloan took over as president in 1923.",
+            "Alfred Sloan ran General Motors. General Motors grew into the largest carmaker after he took over as "
+            "president in 1923.",
             None,
         ),
     ],
@@ -374,6 +402,26 @@ async def test_a_name_put_for_a_pronoun_of_someone_else_is_a_contradiction(
         (  # "sister" is said of Leia, whatever name stands nearest before it
             "Luke Skywalker is the son of Darth Vader and the brother of Leia.",
             "Leia is the daughter of Darth Vader and the twin sister of Luke Skywalker.",
+            None,
+        ),
+        (  # the owner's whole name is the other end of the relation
+            "Ebenezer Scrooge is the brother of Fan, who brings him home from school.",
+            "Fan is Ebenezer Scrooge's younger sister. She brings him home from school for Christmas.",
+            None,
+        ),
+        (  # "whose" makes the wife another's
+            "Pierre Curie was the husband of Marie Curie and died in a street accident in 1906.",
+            "Pierre Curie, whose wife Marie shared the prize, died in a street accident in 1906.",
+            None,
+        ),
+        (  # a plural is a group
+            "Branwell was the only Bronte brother and worked as a portrait painter.",
+            "The Bronte sisters Charlotte, Emily and Anne wrote novels. Branwell worked as a portrait painter.",
+            None,
+        ),
+        (  # a comparison depends on what it compares with
+            "Harvard is older than Yale, which was founded in 1701.",
+            "Harvard is younger than Oxford and Cambridge. Yale was founded in 1701, decades after it.",
             None,
         ),
     ],

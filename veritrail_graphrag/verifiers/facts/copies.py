@@ -74,6 +74,8 @@ _DENYING_VERBS = frozenset(stem(w) for w in "avoid refuse fail deny decline reje
 """Verbs that deny their object: "avoided relegation" says what "was not relegated" says."""
 _SENTENCE_BREAK = re.compile(r"[.!?:]|\n\s*\n")
 _SUPPOSING = re.compile(r"\b(?:if|unless|whether)\b", re.IGNORECASE)
+_CLAUSE_OPENERS = frozenset("after before because since until although though once".split())
+"""Words that open a clause and are terms (not stopwords): "after he took over" may be anyone."""
 _PRONOUNS = frozenset(("he", "she"))
 """Pronouns that stand for one named person as a clause's subject: "it" stands for things, which a
 claim rightly names; "they" for groups; "him" and "her" for someone other than the subject, or own
@@ -215,8 +217,8 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 close = len(key_set.intersection(t.key for t in sentence))
                 aligned = [
                     (claim.terms[c], sentence[s])
-                    for c, s in pairs
-                    if asserted.get(keys[c], 0) < close and not _denied_by_verb(claim.terms, c)
+                    for c, s in _still_denied(claim.terms, sentence, pairs)
+                    if asserted.get(keys[c], 0) < close
                 ]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
                     found.setdefault(reversal.span or reversal.text, reversal)
@@ -231,14 +233,13 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 continue
             asserted = _asserted(texts, key_set) if asserted is None else asserted
             phrased, at = _phrased(pairs), {s for _, s in pairs}
-            partly = {t.negation for i, t in enumerate(fused) if t.negation is not None and i not in at}
+            partly = {
+                t.negation for i, t in enumerate(fused) if t.negation is not None and i not in at and t.kind != "number"
+            }
             aligned = [
                 (claim.terms[c], fused[s])
-                for c, s in pairs
-                if c in phrased
-                and fused[s].negation not in partly
-                and asserted.get(keys[c], 0) < max(shared)
-                and not _denied_by_verb(claim.terms, c)
+                for c, s in _still_denied(claim.terms, fused, pairs)
+                if c in phrased and fused[s].negation not in partly and asserted.get(keys[c], 0) < max(shared)
             ]
             for reversal in _dropped_denials(ours, theirs, negations, aligned, fused):
                 found.setdefault(reversal.span or reversal.text, reversal)
@@ -258,6 +259,32 @@ def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, i
     """(claim term, sentence term) pairs that share a key, in both texts' order."""
     matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
     return [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
+
+
+def _still_denied(
+    claim: Sequence[Term], sentence: Sequence[Term], pairs: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The aligned pairs whose denial the claim may have dropped: not when the claim denies another
+    word of the same denial ("issued no statement" for "did not issue a statement") or denies it
+    with a verb ("avoided relegation"), nor when the claim says it of someone the sentence does not
+    deny it of ("United lifted the title" where "City did not lift the title")."""
+    kept = {
+        sentence[s].negation for c, s in pairs if sentence[s].negation is not None and claim[c].negation is not None
+    }
+    return [
+        (c, s)
+        for c, s in pairs
+        if sentence[s].negation not in kept
+        and not _denied_by_verb(claim, c)
+        and not _another_subject(claim, c, sentence, s)
+    ]
+
+
+def _another_subject(claim: Sequence[Term], c: int, sentence: Sequence[Term], s: int) -> bool:
+    """Whether the claim and the sentence name different people before the aligned words."""
+    ours = {t.key for t in claim[:c] if t.sentence == claim[c].sentence and (t.kind == "name" or t.initial_capital)}
+    theirs = {t.key for t in sentence[:s] if t.kind == "name" or t.initial_capital}
+    return bool(ours) and bool(theirs) and not ours & theirs
 
 
 def _denied_by_verb(terms: Sequence[Term], at: int) -> bool:
@@ -292,16 +319,17 @@ def _pronoun_for(
     """The pronoun of the copied sentence, and whom it stands for, where the claim puts a name in
     its place ("Marley's ghost is burdened by the chain he forged" -> "the chain Scrooge forged"):
     the claim credits someone else with what the sentence says of the person it opens on, the
-    only one it names before the pronoun (up to `at`). Not when the sentence opens otherwise ("At
-    Microsoft, he led ...", "There, he sees ...": the pronoun points to someone named before), names
-    several people or a kin ("Fred invites his uncle, and he ..."), nor when the claim's name is
-    the sentence's or another name of that person ("Ebenezer" for Scrooge)."""
+    only one it names before the pronoun (up to `at`). Only a pronoun that stands alone between
+    two words of the copy, in a clause on the noun before it ("the chain he forged"): after "and",
+    "after" or "while" it may be anyone ("Marie Curie hired an assistant, and he ...", "General
+    Motors grew after he took over"). Not when the sentence opens otherwise ("At Microsoft, he
+    ..."), names another person or a kin before the pronoun ("Fred invites his uncle ..."), nor
+    when the claim's name is the sentence's or another name of that person ("Ebenezer")."""
     if not all(t.kind == "name" or t.initial_capital for t in gap):
         return None
-    words = _words(copied_between)
-    pronouns = sorted(words & _PRONOUNS)
-    if not pronouns or not words - _PRONOUNS <= STOPWORDS:
-        return None
+    pronoun = copied_between.strip()
+    if pronoun.lower() not in _PRONOUNS or sentence[at].surface.lower() in _CLAUSE_OPENERS:
+        return None  # "..., and he", "after he": a new clause, whose "he" may be anyone
     before, first = sentence[: at + 1], sentence[0]
     named = {t.key for t in before if t.kind == "name" or t.surface.endswith(("'s", "\u2019s"))}
     person = {first.key} | partners.get(first.key, set())
@@ -312,7 +340,7 @@ def _pronoun_for(
     if {t.key for t in gap} & ({t.key for t in sentence} | person):
         return None
     who = first.surface.removesuffix("'s").removesuffix("\u2019s")
-    return f"{pronouns[0]} ({who})"
+    return f"{pronoun} ({who})"
 
 
 def _names_near(terms: Sequence[Term], keys: Sequence[str], at: int, step: int) -> dict[str, int]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
+    Written,
     credited_elsewhere,
     names_apart,
     negated_by_prefix,
@@ -273,8 +274,10 @@ def claim_facts(
     for term in plain_missing[:_SHOWN_WORDS]:
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
-    outputs = [terms for terms, root in zip(analyzed, roots or [True] * len(analyzed), strict=True) if not root]
-    for term, other, name in opposed_beside(claim, outputs, assessment, read_keys):
+    outputs = [
+        Written.of(text) for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root
+    ]
+    for term, other, name in opposed_beside(Written.of(claim_text), outputs, assessment, read_keys):
         why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
         facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why))
     facts.findings[:0] = facts.opposed

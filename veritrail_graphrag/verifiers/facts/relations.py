@@ -6,13 +6,15 @@ the evidence never brings together.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 from veritrail_graphrag.verifiers.lexical.antonyms import is_person_word, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment, Evidence
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, stem
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, stem, term_spans
 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
 _BESIDE = 3
@@ -24,6 +26,9 @@ _SAID_AS = frozenset(
 )
 """Words that may stand between a name and what it is said to be ("Tiny Tim is depicted as ...")."""
 _POSSESSIVE = ("'s", "\u2019s")
+_APART = re.compile(r"\b(?:whose|and|or|but|his|her|their|its|than|while|with)\b", re.IGNORECASE)
+"""Words between a name and a word that make the word another's ("Pierre Curie, whose wife ...",
+"Prince Harry and his older brother")."""
 
 
 def sentences_of(text: TextTerms) -> list[list[Term]]:
@@ -76,31 +81,59 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
     return found
 
 
-def _runs(text: TextTerms) -> dict[int, frozenset[str]]:
-    """Per term position, the keys of the run of capitalized words it stands in ("Tiny Tim")."""
-    return {position: frozenset(text.terms[p].key for p in run) for _, run in text.runs for position in run}
+@dataclass(frozen=True)
+class Written:
+    """A text with its terms and where each is written: what stands between two terms matters
+    ("Pierre Curie, whose wife" is not "Pierre Curie, the husband")."""
+
+    text: str
+    terms: TextTerms
+    spans: dict[int, tuple[int, int]]
+    runs: dict[int, frozenset[str]]
+
+    @classmethod
+    def of(cls, text: str) -> Written:
+        terms = analyze(text)
+        runs = {position: frozenset(terms.terms[p].key for p in run) for _, run in terms.runs for position in run}
+        return cls(text, terms, term_spans(text, terms), runs)
+
+    def between(self, left: Term, right: Term) -> str:
+        start = self.spans.get(left.position, (0, 0))[1]
+        return self.text[start : self.spans.get(right.position, (start, start))[0]]
+
+    def after(self, term: Term) -> str:
+        end = self.spans.get(term.position, (0, 0))[1]
+        return self.text[end : end + 12]
 
 
-def _subject(sentence: Sequence[Term], at: int, runs: dict[int, frozenset[str]]) -> frozenset[str]:
+def _subject(written: Written, sentence: Sequence[Term], at: int) -> frozenset[str]:
     """The keys of the name the term at index `at` is said of, with the other names of its run
     ("Tiny Tim"; "Serena Williams" is not "Venus Williams"): the nearest name before it, within
     `_BESIDE` terms, with nothing between but words of saying ("Tiny Tim is depicted as the
-    eldest"), ages ("Fan is the younger sister") and names that own the word ("Fan is Scrooge's
-    sister"). Empty otherwise: a name after the word is the other end of a relation ("the son of
-    the Queen"), and one with other words between is said of something else ("Leia, daughter of
-    Darth Vader and the twin sister of Luke")."""
+    eldest"), ages ("Fan is the younger sister") and a name that owns the word, all of it ("Fan
+    is Ebenezer Scrooge's sister"), and no word that makes the word another's (`_APART`: "Pierre
+    Curie, whose wife"). Empty otherwise: a name after the word is the other end of a relation
+    ("the son of the Queen"), and one with other words between is said of something else ("Leia,
+    daughter of Darth Vader and the twin sister of Luke")."""
+    word, owners = sentence[at], set()
     for i in range(at - 1, max(-1, at - 1 - _BESIDE), -1):
         term = sentence[i]
-        owner = term.surface.endswith(_POSSESSIVE)
-        if (term.kind == "name" or term.initial_capital) and not owner:
-            return runs.get(term.position, frozenset({term.key}))
-        if not (owner or term.key in _SAID_AS or person_opposites(term.key)):
+        if term.surface.endswith(_POSSESSIVE):
+            owners |= written.runs.get(term.position, {term.key})
+            continue
+        if term.key in owners:
+            continue
+        if term.kind == "name" or term.initial_capital:
+            if _APART.search(written.between(term, word)):
+                break
+            return written.runs.get(term.position, frozenset({term.key}))
+        if not (term.key in _SAID_AS or person_opposites(term.key)):
             break
     return frozenset()
 
 
 def opposed_beside(
-    claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment, read_keys: frozenset[str]
+    claim: Written, evidence: Sequence[Written], assessment: Assessment, read_keys: frozenset[str]
 ) -> list[tuple[Term, Term, str]]:
     """(claim word, opposite, name): a claim word that no node read has, said of a name
     (`_subject`), where an evidence sentence says of the same name what cannot be said of one
@@ -110,38 +143,38 @@ def opposed_beside(
     Cratchit is the eldest daughter of Bob", nor "Fred is the nephew of Scrooge" against "Scrooge
     is the uncle of Fred". A word the nodes read have elsewhere may be the claim's fact, in a
     sentence Evidence Selection left out; a claim that has both words, or denies its own,
-    opposes nothing; a verb that stems alike ("fathered") is no kin. In the audit of the fixture
-    index's reports, any listed opposite beside any shared word flagged 40 report sentences,
-    nearly all true ("guides" / "the scene that followed", "authorized" / "unauthorized"); said of
-    the same name, 5, all true ("remembered" / "forgetting", "later" / "earlier"); as it stands,
-    none."""
+    opposes nothing; a verb that stems alike ("fathered") or a plural ("the Bronte sisters") is
+    no one's kin, and a comparison ("younger than Oxford") depends on what it compares with. In
+    the audit of the fixture index's reports, any listed opposite beside any shared word flagged
+    40 report sentences, nearly all true ("guides" / "the scene that followed", "authorized" /
+    "unauthorized"); said of the same name, 5, all true ("remembered" / "forgetting", "later" /
+    "earlier"); as it stands, none."""
     absent = {t.position for t in assessment.absent if t.kind == "word" and t.key not in read_keys}
     if not absent:
         return []
-    claim_runs = _runs(claim)
-    sentences = [(sentence, _runs(text)) for text in evidence for sentence in sentences_of(text)]
-    claim_sentences = sentences_of(claim)
+    sentences = [(written, sentence) for written in evidence for sentence in sentences_of(written.terms)]
+    claim_sentences = sentences_of(claim.terms)
     found = []
-    for term in claim.terms:
+    for term in claim.terms.terms:
         against = person_opposites(term.key)
-        if term.position not in absent or term.negation is not None or not against or against & claim.key_set:
+        if term.position not in absent or term.negation is not None or not against or against & claim.terms.key_set:
             continue
-        if not is_person_word(term.surface):
+        if not _personal(claim, term):
             continue
         own = next(s for s in claim_sentences if term in s)
-        subject = _subject(own, own.index(term), claim_runs)
+        subject = _subject(claim, own, own.index(term))
         if not subject or not subject <= assessment.matched.keys():
             continue
         names = frozenset(assessment.matched[k] for k in subject)
         hit = next(
             (
                 other
-                for sentence, runs in sentences
+                for written, sentence in sentences
                 for at, other in enumerate(sentence)
                 if other.key in against
                 and other.negation is None
-                and is_person_word(other.surface)
-                and _subject(sentence, at, runs) == names
+                and _personal(written, other)
+                and _subject(written, sentence, at) == names
             ),
             None,
         )
@@ -149,6 +182,12 @@ def opposed_beside(
             name = " ".join(dict.fromkeys(t.surface for t in own if t.key in subject))
             found.append((term, hit, name))
     return found
+
+
+def _personal(written: Written, term: Term) -> bool:
+    """Whether a term is a word of age or kin said of one person: as listed, not a verb that stems
+    alike, a plural or a comparison ("younger than")."""
+    return is_person_word(term.surface) and not written.after(term).lstrip().lower().startswith("than ")
 
 
 def _named(term: Term, common: frozenset[str]) -> bool:

@@ -92,7 +92,6 @@ def person_opposites(key: str) -> frozenset[str]:
 
 
 def is_person_word(surface: str) -> bool:
-    """Whether a word as written is one of `person_opposites`' words or their plural, not a verb
-    that stems alike ("fathered", "mothering")."""
-    word = surface.lower()
-    return word in _person_words() or (word.endswith("s") and word[:-1] in _person_words())
+    """Whether a word as written is one of `person_opposites`' words, not a verb that stems alike
+    ("fathered") nor a plural ("the Bronte sisters" are a group)."""
+    return surface.lower() in _person_words()
