@@ -1,7 +1,7 @@
 """Relations a claim states that its evidence states otherwise, found without a parser: one word
-standing where the evidence has another between the same neighbours, a word whose opposite the
-evidence says of the same thing, a predicate the evidence says of someone else, two named things
-the evidence never brings together.
+standing where the evidence has another between the same neighbours, another age or kin said of
+the same person, a predicate the evidence says of someone else, two named things the evidence
+never brings together.
 """
 
 from __future__ import annotations
