@@ -40,10 +40,17 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
 
-from veritrail_graphrag.verifiers.facts.relations import negated_by_prefix, sentences_of
+from veritrail_graphrag.verifiers.facts.relations import (
+    POSSESSIVE,
+    Span,
+    Written,
+    negated_by_prefix,
+    sentences_of,
+    written,
+)
 from veritrail_graphrag.verifiers.lexical.antonyms import opposites, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment
-from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, analyze, stem, term_spans
+from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, analyze, stem
 
 MAX_EDIT = 3
 """Terms on either side of an edit: more than this is a rewrite, not a copy with a word changed."""
@@ -81,8 +88,6 @@ _PRONOUNS = frozenset(("he", "she"))
 claim rightly names; "they" for groups; "him" and "her" for someone other than the subject, or own
 something ("her husband")."""
 
-Span = tuple[int, int]
-
 
 @dataclass(frozen=True)
 class Reversal:
@@ -93,44 +98,13 @@ class Reversal:
     instead: str
 
 
-@dataclass(frozen=True)
-class _Side:
-    """One text of an alignment and where each of its terms is written."""
-
-    text: str
-    spans: dict[int, Span]
-
-    def between(self, left: Term, right: Term) -> str:
-        start = self.spans.get(left.position, (0, 0))[1]
-        end = self.spans.get(right.position, (len(self.text), len(self.text)))[0]
-        return self.text[start:end]
-
-    def opening(self, first: Term, term: Term) -> str:
-        """The text of a sentence up to `term`, from where its first term's sentence begins (after
-        the term before `first`, which closes the sentence before)."""
-        start = self.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
-        return self.text[start : self.spans.get(term.position, (start, start))[0]]
-
-    def phrase(self, first: Term, last: Term) -> tuple[str, Span | None]:
-        if first.position not in self.spans or last.position not in self.spans:
-            return " ".join(t.surface for t in (first, last)), None
-        span = (self.spans[first.position][0], self.spans[last.position][1])
-        return self.text[span[0] : span[1]], span
-
-
-@lru_cache(maxsize=1024)
-def _side(text: str) -> _Side:
-    """A text's term spans, computed once however many claims are compared with it."""
-    return _Side(text, term_spans(text, analyze(text)))
-
-
 @lru_cache(maxsize=1024)
 def _sentences(text: str) -> list[list[Term]]:
     """A text's terms by sentence, a line break inside a sentence mended: source text is often
     wrapped at a fixed width (Project Gutenberg's), and a wrapped line is a fragment that a claim
     can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
     to be bound by the terms")."""
-    side = _side(text)
+    side = written(text)
     mended: list[list[Term]] = []
     for sentence in sentences_of(analyze(text)):
         last = mended[-1][-1] if mended else None
@@ -174,7 +148,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     profit" is not "reported a loss"), on words aligned within a phrase (`_phrased`)."""
     if not claim.terms:
         return []
-    ours = _Side(claim_text, term_spans(claim_text, claim))
+    ours = written(claim_text)
     keys = [assessment.matched.get(term.key, f"\0{term.key}") for term in claim.terms]
     found: dict[Span | str, Reversal] = {}
     asserted: dict[str, int] | None = None
@@ -182,7 +156,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     key_set = set(keys)
     for output in texts:
         analyzed = analyze(output)
-        theirs, negations, partners = _side(output), analyzed.negations, _run_partners(analyzed, claim)
+        theirs, negations, partners = written(output), analyzed.negations, _run_partners(analyzed, claim)
         for sentence in _sentences(output):
             if len(key_set.intersection(t.key for t in sentence)) < 2:
                 continue  # nothing to align: most sentences of a long source
@@ -309,7 +283,7 @@ def _run_partners(*texts: TextTerms) -> dict[str, set[str]]:
 
 
 def _pronoun_for(
-    theirs: _Side,
+    theirs: Written,
     gap: Sequence[Term],
     copied_between: str,
     sentence: Sequence[Term],
@@ -331,7 +305,7 @@ def _pronoun_for(
     if pronoun.lower() not in _PRONOUNS or sentence[at].surface.lower() in _CLAUSE_OPENERS:
         return None  # "..., and he", "after he": a new clause, whose "he" may be anyone
     before, first = sentence[: at + 1], sentence[0]
-    named = {t.key for t in before if t.kind == "name" or t.surface.endswith(("'s", "\u2019s"))}
+    named = {t.key for t in before if t.kind == "name" or t.surface.endswith(POSSESSIVE)}
     person = {first.key} | partners.get(first.key, set())
     if _WORD.search(theirs.opening(first, first)) or not (first.key in named or partners.get(first.key)):
         return None  # a capital that only opens the sentence names no one ("Tonight he ...")
@@ -339,7 +313,7 @@ def _pronoun_for(
         return None
     if {t.key for t in gap} & ({t.key for t in sentence} | person):
         return None
-    who = first.surface.removesuffix("'s").removesuffix("\u2019s")
+    who = first.surface.removesuffix(POSSESSIVE[0]).removesuffix(POSSESSIVE[1])
     return f"{pronoun} ({who})"
 
 
@@ -351,7 +325,7 @@ def _names_near(terms: Sequence[Term], keys: Sequence[str], at: int, step: int) 
 
 
 def _swapped_names(
-    ours: _Side, theirs: _Side, claim_terms: Sequence[Term], keys: Sequence[str], sentence: list[Term]
+    ours: Written, theirs: Written, claim_terms: Sequence[Term], keys: Sequence[str], sentence: list[Term]
 ) -> list[Reversal]:
     """Two names on either side of a word, put the other way round in the same frame by a sentence
     that holds more than half of the claim's terms ("the Ward to indict Marley's ghost" / "Marley's
@@ -409,7 +383,7 @@ def _asserted(texts: Sequence[str], keys: set[str]) -> dict[str, int]:
 
 
 def _dropped_denials(
-    ours: _Side, theirs: _Side, negations: dict[int, str], aligned: list[tuple[Term, Term]], sentence: list[Term]
+    ours: Written, theirs: Written, negations: dict[int, str], aligned: list[tuple[Term, Term]], sentence: list[Term]
 ) -> list[Reversal]:
     """Claim terms no "not" reaches, aligned with the word a denial of the copied sentence opens on
     (not a word further in its reach: "no sword and is rusted" denies the sword, not the rust). A

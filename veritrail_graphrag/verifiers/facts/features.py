@@ -18,16 +18,17 @@ from dataclasses import dataclass, field
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
-    Written,
+    POSSESSIVE,
     credited_elsewhere,
     names_apart,
     negated_by_prefix,
     opposed_beside,
     swaps,
+    written,
 )
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.judge import Evidence, assess, distinct_terms, number_role
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, term_spans
+from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze
 
 FEATURES = (
     "missing_name",
@@ -147,7 +148,7 @@ def _looks_named(term: Term, claim: TextTerms) -> bool:
     if claim.terms[term.position].kind == "name":
         return True
     in_run = any(term.position in positions for _, positions in claim.runs)
-    return in_run or term.surface.endswith(("'s", "\u2019s"))
+    return in_run or term.surface.endswith(POSSESSIVE)
 
 
 def _qualifier(term: Term, absent_at: dict[int, Term], read_keys: frozenset[str]) -> Term | None:
@@ -187,7 +188,7 @@ def claim_facts(
     for index, terms in enumerate(analyzed):
         evidence.add(index, terms)
     assessment = assess(claim, evidence, config)
-    spans = term_spans(claim_text, claim)
+    spans = written(claim_text).spans
     partners = _run_partners(claim)
     matched_positions = {t.position for t in distinct_terms(claim, evidence) if t.key in assessment.matched}
     facts = Facts(terms=assessment.total, covered=assessment.covered_weight / assessment.weight)
@@ -275,9 +276,9 @@ def claim_facts(
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
     outputs = [
-        Written.of(text) for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root
+        written(text) for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root
     ]
-    for term, other, name in opposed_beside(Written.of(claim_text), outputs, assessment, read_keys):
+    for term, other, name in opposed_beside(written(claim_text), outputs, assessment, read_keys):
         why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
         facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why))
     facts.findings[:0] = facts.opposed

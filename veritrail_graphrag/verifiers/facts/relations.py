@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 from veritrail_graphrag.verifiers.lexical.antonyms import is_person_word, person_opposites
@@ -25,7 +26,7 @@ _SAID_AS = frozenset(
     for word in "depicted portrayed described characterized shown presented known considered regarded seen".split()
 )
 """Words that may stand between a name and what it is said to be ("Tiny Tim is depicted as ...")."""
-_POSSESSIVE = ("'s", "\u2019s")
+POSSESSIVE = ("'s", "\u2019s")
 _APART = re.compile(r"\b(?:whose|and|or|but|his|her|their|its|than|while|with)\b", re.IGNORECASE)
 """Words between a name and a word that make the word another's ("Pierre Curie, whose wife ...",
 "Prince Harry and his older brother")."""
@@ -81,29 +82,49 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
     return found
 
 
+Span = tuple[int, int]
+
+
 @dataclass(frozen=True)
 class Written:
     """A text with its terms and where each is written: what stands between two terms matters
-    ("Pierre Curie, whose wife" is not "Pierre Curie, the husband")."""
+    ("Pierre Curie, whose wife" is not "Pierre Curie, the husband"), and a finding quotes the
+    words as written."""
 
     text: str
     terms: TextTerms
-    spans: dict[int, tuple[int, int]]
+    spans: dict[int, Span]
     runs: dict[int, frozenset[str]]
-
-    @classmethod
-    def of(cls, text: str) -> Written:
-        terms = analyze(text)
-        runs = {position: frozenset(terms.terms[p].key for p in run) for _, run in terms.runs for position in run}
-        return cls(text, terms, term_spans(text, terms), runs)
+    """Per term position, the keys of the run of capitalized words it stands in ("Tiny Tim")."""
 
     def between(self, left: Term, right: Term) -> str:
         start = self.spans.get(left.position, (0, 0))[1]
-        return self.text[start : self.spans.get(right.position, (start, start))[0]]
+        end = self.spans.get(right.position, (len(self.text), len(self.text)))[0]
+        return self.text[start:end]
+
+    def opening(self, first: Term, term: Term) -> str:
+        """The text of a sentence up to `term`, from where its first term's sentence begins (after
+        the term before `first`, which closes the sentence before)."""
+        start = self.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
+        return self.text[start : self.spans.get(term.position, (start, start))[0]]
+
+    def phrase(self, first: Term, last: Term) -> tuple[str, Span | None]:
+        if first.position not in self.spans or last.position not in self.spans:
+            return " ".join(t.surface for t in (first, last)), None
+        span = (self.spans[first.position][0], self.spans[last.position][1])
+        return self.text[span[0] : span[1]], span
 
     def after(self, term: Term) -> str:
         end = self.spans.get(term.position, (0, 0))[1]
         return self.text[end : end + 12]
+
+
+@lru_cache(maxsize=1024)
+def written(text: str) -> Written:
+    """A text's terms, spans and runs, computed once however many claims are compared with it."""
+    terms = analyze(text)
+    runs = {position: frozenset(terms.terms[p].key for p in run) for _, run in terms.runs for position in run}
+    return Written(text, terms, term_spans(text, terms), runs)
 
 
 def _subject(written: Written, sentence: Sequence[Term], at: int) -> frozenset[str]:
@@ -118,7 +139,7 @@ def _subject(written: Written, sentence: Sequence[Term], at: int) -> frozenset[s
     word, owners = sentence[at], set()
     for i in range(at - 1, max(-1, at - 1 - _BESIDE), -1):
         term = sentence[i]
-        if term.surface.endswith(_POSSESSIVE):
+        if term.surface.endswith(POSSESSIVE):
             owners |= written.runs.get(term.position, {term.key})
             continue
         if term.key in owners:
