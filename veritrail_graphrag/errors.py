@@ -6,8 +6,12 @@ code is a bug, reported with its traceback, never as bad input or as a claim to 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 
 class VeriTrailError(Exception):
@@ -33,6 +37,43 @@ class VeriTrailError(Exception):
         self.line = line
         self.row = row
         self.ids = list(ids)
+
+
+EXCERPT = 60
+"""Characters of a value from the input that an error quotes: enough to find it in the file. A
+hand-edited file can hold a 100 kB text where an id belongs, and the error must stay one line."""
+_BREAKS = re.compile(r"\s*[\n\r]\s*")
+
+
+def excerpt(value: object, limit: int = EXCERPT) -> str:
+    """`repr(value)` on one line, cut to `limit` characters (an ellipsis marks the cut)."""
+    shown = _BREAKS.sub(" ", repr(value))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def named(values: Iterable[object], shown: int = 3, limit: int = 40) -> str:
+    """The first `shown` values as excerpts, and how many more there are: `'a', 'b' and 7 more`."""
+    values = list(values)
+    listed = ", ".join(excerpt(value, limit) for value in values[:shown])
+    return listed + (f" and {len(values) - shown} more" if len(values) > shown else "")
+
+
+def _place(part: str | int) -> str:
+    return str(part) if isinstance(part, int) or (part.isidentifier() and len(part) <= 30) else excerpt(part, 30)
+
+
+def validation_problem(exc: ValidationError, where: str | None = None) -> str:
+    """The first problem pydantic found as one short line, `field.path: what (got <excerpt>)`, and
+    how many more there are; `where` names the place instead of the field path. Messages of
+    validators may quote whole values, so they are cut too."""
+    errors = exc.errors()
+    first = errors[0]
+    place = where or ".".join(_place(part) for part in first["loc"]) or "value"
+    message = first["msg"] if len(first["msg"]) <= 2 * EXCERPT else first["msg"][: 2 * EXCERPT - 1] + "…"
+    given: Any = first.get("input")
+    got = "" if isinstance(given, dict) or first["type"] == "missing" else f" (got {excerpt(given, 40)})"
+    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    return f"{place}: {message}{got}{more}"
 
 
 class VeriTrailWarning(UserWarning):
