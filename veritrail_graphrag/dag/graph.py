@@ -15,14 +15,13 @@ from typing import Any
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from veritrail_graphrag.errors import DagError, TerminalError
+from veritrail_graphrag.errors import DagError, TerminalError, excerpt, named, validation_problem
 from veritrail_graphrag.files import atomic_write_text, read_json
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.sentences import split_sentences
 
 FORMAT_NAME = "veritrail-dag"
 FORMAT_VERSION = 1
-_SHOWN_IDS = 10
 
 
 class Node(BaseModel):
@@ -47,12 +46,6 @@ class DagFile(BaseModel):
     edges: list[tuple[str, str]]
 
 
-def _named(ids: Iterable[str]) -> str:
-    ids = list(ids)
-    shown = ", ".join(repr(i) for i in ids[:_SHOWN_IDS])
-    return shown + (f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else "")
-
-
 def _edge_pair(edge: Any, position: int) -> tuple[str, str]:
     if isinstance(edge, Mapping):
         try:
@@ -62,7 +55,7 @@ def _edge_pair(edge: Any, position: int) -> tuple[str, str]:
     try:
         source, target = edge
     except (TypeError, ValueError):
-        raise DagError(f"edge #{position} is not a (source, target) pair: {edge!r}", row=position) from None
+        raise DagError(f"edge #{position} is not a (source, target) pair: {excerpt(edge)}", row=position) from None
     return str(source), str(target)
 
 
@@ -96,28 +89,28 @@ class DAG:
                 duplicates.append(node.id)
             table[node.id] = node
         if duplicates:
-            raise DagError(f"duplicate node ids: {_named(duplicates)}", ids=duplicates)
+            raise DagError(f"duplicate node ids: {named(duplicates)}", ids=duplicates)
         empty = [n.id for n in table.values() if not n.text.strip()]
         if empty:
-            raise DagError(f"nodes with empty text: {_named(empty)}", ids=empty)
+            raise DagError(f"nodes with empty text: {named(empty)}", ids=empty)
 
         graph = nx.DiGraph()
         graph.add_nodes_from(table)
         pairs = [_edge_pair(edge, i) for i, edge in enumerate(edges)]
         dangling = sorted({f"{u} -> {v}" for u, v in pairs if u not in table or v not in table})
         if dangling:
-            raise DagError(f"edges naming unknown nodes: {_named(dangling)}", ids=dangling)
+            raise DagError(f"edges naming unknown nodes: {named(dangling)}", ids=dangling)
         graph.add_edges_from(pairs)
 
         decreasing = [f"{u} -> {v}" for u, v in graph.edges if table[v].stage < table[u].stage]
         if decreasing:
             raise DagError(
-                f"stage decreases along edges (stage(target) must be >= stage(source)): {_named(decreasing)}",
+                f"stage decreases along edges (stage(target) must be >= stage(source)): {named(decreasing)}",
                 ids=decreasing,
             )
         if not nx.is_directed_acyclic_graph(graph):
             cycle = [u for u, _ in nx.find_cycle(graph)]
-            raise DagError(f"the graph has a cycle through: {_named(cycle)}", ids=cycle)
+            raise DagError(f"the graph has a cycle through: {named(cycle)}", ids=cycle)
         return cls(table, graph, dict(metadata or {}))
 
     @classmethod
@@ -126,9 +119,11 @@ class DAG:
         data = read_json(path, DagError)
         if not isinstance(data, dict) or "nodes" not in data:
             raise DagError(f"expected an object with 'nodes' and 'edges' (format {FORMAT_NAME!r})", file=path)
-        if data.get("format", FORMAT_NAME) != FORMAT_NAME or data.get("version", 1) > FORMAT_VERSION:
+        version = data.get("version", 1)
+        newer = isinstance(version, int | float) and version > FORMAT_VERSION
+        if data.get("format", FORMAT_NAME) != FORMAT_NAME or newer:
             raise DagError(
-                f"format {data.get('format')!r} version {data.get('version')!r} is not "
+                f"format {excerpt(data.get('format'))} version {excerpt(version)} is not "
                 f"{FORMAT_NAME!r} <= {FORMAT_VERSION}",
                 file=path,
             )
@@ -217,7 +212,7 @@ class DAG:
         """The unique node with no outputs; an error naming the sinks when there are several."""
         if len(self._sinks) != 1:
             raise DagError(
-                f"the DAG has {len(self._sinks)} terminal nodes, choose one with --terminal: {_named(self._sinks)}",
+                f"the DAG has {len(self._sinks)} terminal nodes, choose one with --terminal: {named(self._sinks)}",
                 ids=self._sinks,
             )
         return self._sinks[0]
@@ -267,19 +262,14 @@ def _parse_node(record: Mapping[str, Any], position: int) -> Node:
         return Node.model_validate(record)
     except ValidationError as exc:
         node_id = record.get("id", f"#{position}") if isinstance(record, Mapping) else f"#{position}"
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise DagError(f"node {node_id!r}: {problems}", row=position, ids=[str(node_id)]) from None
+        raise DagError(f"node {excerpt(node_id)}: {validation_problem(exc)}", row=position, ids=[str(node_id)]) from None
 
 
 def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
-    """Name the node id (not just the list index) behind each validation problem."""
-    problems = []
-    for error in exc.errors()[:_SHOWN_IDS]:
-        loc = list(error["loc"])
-        where = ".".join(map(str, loc))
-        if len(loc) >= 2 and loc[0] == "nodes" and isinstance(loc[1], int):
-            node = data["nodes"][loc[1]]
-            if isinstance(node, dict) and "id" in node:
-                where = f"node {node['id']!r} ({where})"
-        problems.append(f"{where}: {error['msg']}")
-    return "; ".join(problems)
+    """Name the node id (not just the list index) behind the first validation problem."""
+    loc = list(exc.errors()[0]["loc"])
+    if len(loc) >= 2 and loc[0] == "nodes" and isinstance(loc[1], int):
+        node = data["nodes"][loc[1]]
+        if isinstance(node, dict) and "id" in node:
+            return validation_problem(exc, f"node {excerpt(node['id'])} ({'.'.join(map(str, loc))})")
+    return validation_problem(exc)

@@ -35,7 +35,7 @@ from veritrail_graphrag.adapters.summaries.packing import (
 )
 from veritrail_graphrag.adapters.summaries.tokenizer import Tokenizer, load_cl100k
 from veritrail_graphrag.dag import DAG, Node
-from veritrail_graphrag.errors import AdapterError, DagError
+from veritrail_graphrag.errors import AdapterError, DagError, excerpt, named, validation_problem
 from veritrail_graphrag.files import read_json
 
 Mode = Literal["auto", "hier", "inc"]
@@ -88,7 +88,7 @@ def read_booookscore(
     value = data[book]
     shape = _shape(path, book, value)
     if mode != "auto" and mode != shape:
-        raise AdapterError(f"book {book!r} holds {_MODE_NAMES[shape]} summaries, not {_MODE_NAMES[mode]}", file=path)
+        raise AdapterError(f"book {excerpt(book)} holds {_MODE_NAMES[shape]} summaries, not {_MODE_NAMES[mode]}", file=path)
     chunks = _load_chunks(Path(chunks_path), book) if chunks_path is not None else None
     if shape == "inc":
         if max_context_len is not None or chunk_size is not None:
@@ -103,8 +103,7 @@ def read_booookscore(
                 max_context_len=max_context_len, chunk_size=chunk_size, max_summary_len=max_summary_len
             )
         except ValidationError as exc:
-            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
-            raise AdapterError(f"bad packing settings: {problems}", file=path) from None
+            raise AdapterError(f"bad packing settings: {validation_problem(exc)}", file=path) from None
     return _hierarchical(path, book, value, chunks, params, tokenizer)
 
 
@@ -113,12 +112,11 @@ def _choose_book(path: Path, data: Mapping[str, Any], book: str | None) -> str:
     if book is None:
         if len(books) == 1:
             return books[0]
-        shown = ", ".join(repr(b) for b in books[:_SHOWN_BOOKS])
-        raise AdapterError(f"holds {len(books)} books, choose one with book=...: {shown}, ...", file=path)
+        raise AdapterError(f"holds {len(books)} books, choose one with book=...: {named(books)}", file=path)
     if book not in data:
         close = get_close_matches(book, books, n=_SHOWN_BOOKS)
-        hint = f"; close matches: {', '.join(map(repr, close))}" if close else ""
-        raise AdapterError(f"no book {book!r} among its {len(books)} books{hint}", file=path)
+        hint = f"; close matches: {named(close)}" if close else ""
+        raise AdapterError(f"no book {excerpt(book)} among its {len(books)} books{hint}", file=path)
     return book
 
 
@@ -127,9 +125,9 @@ def _shape(path: Path, book: str, value: Any) -> Literal["hier", "inc"]:
         return "inc"
     if isinstance(value, dict) and "summaries_dict" in value:
         return "hier"
-    found = sorted(value) if isinstance(value, dict) else type(value).__name__
+    found = f"[{named(sorted(value))}]" if isinstance(value, dict) else type(value).__name__
     raise AdapterError(
-        f"book {book!r} is neither hierarchical ({{'summaries_dict': ..., 'final_summary': "
+        f"book {excerpt(book)} is neither hierarchical ({{'summaries_dict': ..., 'final_summary': "
         f"...}}) nor incremental (a list of running summaries); found {found}",
         file=path,
     )
@@ -137,29 +135,29 @@ def _shape(path: Path, book: str, value: Any) -> Literal["hier", "inc"]:
 
 def _strings(path: Path, book: str, value: Any, what: str) -> list[str]:
     if not isinstance(value, list) or not value:
-        raise AdapterError(f"book {book!r}: {what} should be a non-empty list of texts", file=path)
+        raise AdapterError(f"book {excerpt(book)}: {what} should be a non-empty list of texts", file=path)
     for index, text in enumerate(value):
         if not isinstance(text, str) or not text.strip():
-            raise AdapterError(f"book {book!r}: {what}, item {index}, is empty or not a text", file=path)
+            raise AdapterError(f"book {excerpt(book)}: {what}, item {index}, is empty or not a text", file=path)
     return value
 
 
 def _levels(path: Path, book: str, value: dict[str, Any]) -> list[list[str]]:
     raw = value["summaries_dict"]
     if not isinstance(raw, dict) or not raw:
-        raise AdapterError(f"book {book!r}: 'summaries_dict' should map levels to lists", file=path)
+        raise AdapterError(f"book {excerpt(book)}: 'summaries_dict' should map levels to lists", file=path)
     try:
         numbers = sorted(int(level) for level in raw)
     except ValueError:
-        raise AdapterError(f"book {book!r}: level keys must be integers, found {sorted(raw)}", file=path) from None
+        raise AdapterError(f"book {excerpt(book)}: level keys must be integers, found {named(sorted(raw))}", file=path) from None
     if numbers != list(range(len(numbers))):
-        raise AdapterError(f"book {book!r}: levels must be 0..{len(numbers) - 1}, found {numbers}", file=path)
+        raise AdapterError(f"book {excerpt(book)}: levels must be 0..{len(numbers) - 1}, found [{named(numbers, shown=5)}]", file=path)
     by_number = {int(level): texts for level, texts in raw.items()}
     levels = [_strings(path, book, by_number[n], f"level {n}") for n in numbers]
     for n in range(1, len(levels)):
         if len(levels[n]) > len(levels[n - 1]):
             raise AdapterError(
-                f"book {book!r}: level {n} has more summaries ({len(levels[n])}) than "
+                f"book {excerpt(book)}: level {n} has more summaries ({len(levels[n])}) than "
                 f"level {n - 1} ({len(levels[n - 1])})",
                 file=path,
             )
@@ -179,7 +177,7 @@ def _load_chunks(chunks_path: Path, book: str) -> list[str]:
     except Exception as exc:  # a bad pickle can raise almost anything
         raise AdapterError(f"cannot read the chunks: {type(exc).__name__}: {exc}", file=chunks_path) from None
     if not isinstance(data, dict) or book not in data:
-        raise AdapterError(f"no chunks for book {book!r}", file=chunks_path)
+        raise AdapterError(f"no chunks for book {excerpt(book)}", file=chunks_path)
     return _strings(chunks_path, book, data[book], "the chunks")
 
 
@@ -193,7 +191,7 @@ def _chunk_nodes(chunks: Sequence[str]) -> list[Node]:
 def _check_chunk_count(path: Path, book: str, chunks: Sequence[str], expected: int, what: str) -> None:
     if len(chunks) != expected:
         raise AdapterError(
-            f"book {book!r} has {expected} {what} but the chunk file gives {len(chunks)} "
+            f"book {excerpt(book)} has {expected} {what} but the chunk file gives {len(chunks)} "
             "chunks; is it the chunk file of this run?",
             file=path,
         )
@@ -295,7 +293,7 @@ def _groups(
         return [pack_level(n, levels[n - 1], levels[n], budgets, params, tokens) for n in range(1, len(levels))]
     except PackingError as exc:
         raise AdapterError(
-            f"book {book!r}: {exc}; check max_context_len/chunk_size/max_summary_len, or "
+            f"book {excerpt(book)}: {exc}; check max_context_len/chunk_size/max_summary_len, or "
             "leave them out to align by text",
             file=path,
         ) from None
@@ -314,7 +312,7 @@ def _final_node(
     final = value.get("final_summary")
     if len(top) != 1:
         raise AdapterError(
-            f"book {book!r}: the top level ({len(levels) - 1}) has {len(top)} summaries; "
+            f"book {excerpt(book)}: the top level ({len(levels) - 1}) has {len(top)} summaries; "
             "the run did not finish merging",
             file=path,
         )
@@ -323,7 +321,7 @@ def _final_node(
         nodes[-1] = nodes[-1].model_copy(update={"kind": "final_summary"})
         return top_id
     if not isinstance(final, str) or not final.strip():
-        raise AdapterError(f"book {book!r}: 'final_summary' is empty or not a text", file=path)
+        raise AdapterError(f"book {excerpt(book)}: 'final_summary' is empty or not a text", file=path)
     nodes.append(Node(id="final-summary", text=final, stage=len(levels) + 2, kind="final_summary"))
     edges.append((top_id, "final-summary"))
     return "final-summary"
@@ -333,4 +331,4 @@ def _dag(path: Path, book: str, nodes: list[Node], edges: list[tuple[str, str]],
     try:
         return DAG.from_records(nodes, edges, metadata)
     except DagError as exc:
-        raise AdapterError(f"book {book!r}: {exc}", file=path) from None
+        raise AdapterError(f"book {excerpt(book)}: {exc}", file=path) from None

@@ -16,7 +16,7 @@ from veritrail_graphrag.adapters.summaries.log_format import FORMAT_NAME
 from veritrail_graphrag.adapters.summaries.log_reader import read_summary_log
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.dag import FORMAT_NAME as DAG_FORMAT_NAME
-from veritrail_graphrag.errors import AdapterError, DagError
+from veritrail_graphrag.errors import AdapterError, DagError, named
 
 RunFormat = Literal["summary-log", "dag", "booookscore"]
 
@@ -44,7 +44,7 @@ def detect_format(path: str | Path) -> RunFormat:
         return "dag"
     if value and all(isinstance(v, list) or (isinstance(v, dict) and "summaries_dict" in v) for v in value.values()):
         return "booookscore"
-    raise AdapterError(f"a JSON object of an unknown kind (keys: {sorted(value)[:5]})", file=path)
+    raise AdapterError(f"a JSON object of an unknown kind (keys: {named(sorted(value))})", file=path)
 
 
 def _json_object(data: bytes) -> dict[str, Any] | None:

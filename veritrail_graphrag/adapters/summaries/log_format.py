@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veritrail_graphrag.errors import excerpt
+
 FORMAT_NAME = "veritrail-summary-log"
 FORMAT_VERSION = 1
 SOURCE_STAGE = 1
@@ -84,7 +86,7 @@ def parse_record(raw: dict[str, Any]) -> TextRecord | QuestionRecord | MetadataR
     kind = raw.get("type", "text")
     model = _RECORD_TYPES.get(kind) if isinstance(kind, str) else None
     if model is None:
-        raise ValueError(f"unknown record type {kind!r} (expected one of {', '.join(_RECORD_TYPES)})")
+        raise ValueError(f"unknown record type {excerpt(kind)} (expected one of {', '.join(_RECORD_TYPES)})")
     return model.model_validate(raw)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,9 +27,7 @@ from veritrail_graphrag.adapters.summaries.log_format import (
     parse_record,
 )
 from veritrail_graphrag.dag import DAG, Node
-from veritrail_graphrag.errors import AdapterError, DagError, VeriTrailWarning
-
-_SHOWN = 5
+from veritrail_graphrag.errors import AdapterError, DagError, VeriTrailWarning, excerpt, named, validation_problem
 
 
 class TornLineWarning(VeriTrailWarning):
@@ -97,14 +94,14 @@ def read_header(path: Path, scan: LogScan) -> LogHeader:
     number, raw = scan.lines[0]
     if raw.get("format") != FORMAT_NAME:
         raise AdapterError(
-            f"not a {FORMAT_NAME!r} log (the header's format is {raw.get('format')!r})",
+            f"not a {FORMAT_NAME!r} log (the header's format is {excerpt(raw.get('format'))})",
             file=path,
             line=number,
         )
     try:
         header = LogHeader.model_validate(raw)
     except ValidationError as exc:
-        raise AdapterError(f"bad header: {_problems(exc)}", file=path, line=number) from None
+        raise AdapterError(f"bad header: {validation_problem(exc)}", file=path, line=number) from None
     if header.version > FORMAT_VERSION:
         raise AdapterError(
             f"log version {header.version} is newer than this reader "
@@ -162,11 +159,11 @@ def read_summary_log(path: str | Path) -> DAG:
 
 
 def _parse(path: Path, number: int, raw: dict[str, Any]) -> TextRecord | QuestionRecord | MetadataRecord:
-    who = f"record {raw['id']!r}" if isinstance(raw.get("id"), str) else "record"
+    who = f"record {excerpt(raw['id'])}" if isinstance(raw.get("id"), str) else "record"
     try:
         return parse_record(raw)
     except ValidationError as exc:
-        raise AdapterError(f"{who}: {_problems(exc)}", file=path, line=number) from None
+        raise AdapterError(f"{who}: {validation_problem(exc)}", file=path, line=number) from None
     except ValueError as exc:
         raise AdapterError(f"{who}: {exc}", file=path, line=number) from None
 
@@ -180,13 +177,13 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
             raise AdapterError("a record has a blank id", file=path, line=number)
         if record.id in table:
             raise AdapterError(
-                f"duplicate id {record.id!r} (first on line {lines[record.id]})",
+                f"duplicate id {excerpt(record.id)} (first on line {lines[record.id]})",
                 file=path,
                 line=number,
                 ids=[record.id],
             )
         if not record.text.strip():
-            raise AdapterError(f"record {record.id!r} has empty text", file=path, line=number, ids=[record.id])
+            raise AdapterError(f"record {excerpt(record.id)} has empty text", file=path, line=number, ids=[record.id])
         lines[record.id] = number
         table[record.id] = record
     graph = nx.DiGraph()
@@ -195,7 +192,7 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
         unknown = [i for i in record.inputs if i not in table]
         if unknown:
             raise AdapterError(
-                f"record {record.id!r} names unknown input(s) {_named(unknown)}",
+                f"record {excerpt(record.id)} names unknown input(s) {named(unknown)}",
                 file=path,
                 line=number,
                 ids=[record.id, *unknown],
@@ -203,7 +200,8 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
         graph.add_edges_from((source, record.id) for source in record.inputs)
     if not nx.is_directed_acyclic_graph(graph):
         cycle = [u for u, _ in nx.find_cycle(graph)]
-        path_text = " -> ".join(f"{i!r} (line {lines[i]})" for i in [*cycle, cycle[0]])
+        steps = [f"{excerpt(i, 40)} (line {lines[i]})" for i in cycle[:3]] + (["…"] if len(cycle) > 3 else [])
+        path_text = " -> ".join([*steps, steps[0]])
         raise AdapterError(f"the inputs form a cycle: {path_text}", file=path, ids=cycle)
     stages: dict[str, int] = {}
     for node_id in nx.topological_sort(graph):
@@ -211,7 +209,7 @@ def build_dag(path: Path, records: list[tuple[int, TextRecord]], metadata: dict[
         try:
             stages[node_id] = derive_stage([stages[i] for i in record.inputs], record.stage)
         except ValueError as exc:
-            raise AdapterError(f"record {node_id!r}: {exc}", file=path, line=lines[node_id], ids=[node_id]) from None
+            raise AdapterError(f"record {excerpt(node_id)}: {exc}", file=path, line=lines[node_id], ids=[node_id]) from None
     final = _final_summary(graph)
     nodes = [
         Node(
@@ -239,15 +237,3 @@ def _default_kind(graph: nx.DiGraph, node_id: str, final: str | None) -> str:
     if graph.in_degree(node_id) == 0:
         return "chunk"
     return "final_summary" if node_id == final else "summary"
-
-
-def _named(ids: Iterable[str]) -> str:
-    ids = list(ids)
-    shown = ", ".join(repr(i) for i in ids[:_SHOWN])
-    return shown + (f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else "")
-
-
-def _problems(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in error['loc']) or 'value'}: {error['msg']}" for error in exc.errors()[:_SHOWN]
-    )
