@@ -58,20 +58,25 @@ def named(values: Iterable[object], shown: int = 3, limit: int = 40) -> str:
     return listed + (f" and {len(values) - shown} more" if len(values) > shown else "")
 
 
-def _place(part: str | int) -> str:
-    return str(part) if isinstance(part, int) or (part.isidentifier() and len(part) <= 30) else excerpt(part, 30)
+def field_path(loc: Iterable[str | int]) -> str:
+    """`nodes.3.stage`: where pydantic found a problem, keys from the input quoted when long or odd."""
+    return ".".join(
+        str(part) if isinstance(part, int) or (part.isidentifier() and len(part) <= 30) else excerpt(part, 30)
+        for part in loc
+    )
 
 
-def validation_problem(exc: ValidationError, where: str | None = None) -> str:
+def validation_problem(exc: ValidationError, where: str | None = None, *, show_input: bool = True) -> str:
     """The first problem pydantic found as one short line, `field.path: what (got <excerpt>)`, and
-    how many more there are; `where` names the place instead of the field path. Messages of
-    validators may quote whole values, so they are cut too."""
+    how many more there are; `where` names the place instead of the field path; `show_input=False`
+    for secrets. Messages of validators may quote whole values, so they are cut too."""
     errors = exc.errors()
     first = errors[0]
-    place = where or ".".join(_place(part) for part in first["loc"]) or "value"
+    place = where or field_path(first["loc"]) or "value"
     message = first["msg"] if len(first["msg"]) <= 2 * EXCERPT else first["msg"][: 2 * EXCERPT - 1] + "…"
     given: Any = first.get("input")
-    got = "" if isinstance(given, dict) or first["type"] == "missing" else f" (got {excerpt(given, 40)})"
+    hidden = not show_input or isinstance(given, dict) or first["type"] == "missing"
+    got = "" if hidden else f" (got {excerpt(given, 40)})"
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     return f"{place}: {message}{got}{more}"
 

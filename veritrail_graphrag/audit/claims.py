@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.errors import ClaimsError, UsageError
+from veritrail_graphrag.errors import ClaimsError, UsageError, excerpt, named, validation_problem
 from veritrail_graphrag.files import read_text
 from veritrail_graphrag.models import Claim, ClaimExtraction
 from veritrail_graphrag.report.model import (
@@ -90,7 +90,7 @@ def load_claims(path: Path) -> list[Claim]:
         except ValidationError as exc:
             name = entry.get("id", f"#{position}") if isinstance(entry, dict) else f"#{position}"
             raise ClaimsError(
-                f"claim {name!r} (entry {position}): {_problems(exc)}",
+                f"claim {excerpt(name)} (entry {position}): {validation_problem(exc)}",
                 file=path,
                 line=None if lines is None else lines[position],
                 row=position,
@@ -99,12 +99,8 @@ def load_claims(path: Path) -> list[Claim]:
     ids = [c.id for c in claims]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
-        raise ClaimsError(f"duplicate claim ids {', '.join(map(repr, duplicates))}", file=path, ids=duplicates)
+        raise ClaimsError(f"duplicate claim ids {named(duplicates)}", file=path, ids=duplicates)
     return claims
-
-
-def _problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
 
 
 def given_claims(texts: Sequence[str]) -> list[Claim]:

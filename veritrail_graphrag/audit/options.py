@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from veritrail_graphrag.adapters.graphrag import METHODS
 from veritrail_graphrag.audit.project_llm import project_endpoint
-from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.errors import UsageError, validation_problem
 from veritrail_graphrag.models import TrailConfig
 from veritrail_graphrag.report.markdown import MD_LIMIT
 from veritrail_graphrag.verifiers.registry import (
@@ -39,8 +39,7 @@ class Options(BaseModel):
         try:
             return cls(**options)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise UsageError(f"invalid audit option(s): {problems}") from None
+            raise UsageError(f"invalid audit option(s): {validation_problem(exc)}") from None
 
 
 class SourceOptions(Options):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from veritrail_graphrag.errors import SpansError
+from veritrail_graphrag.errors import SpansError, excerpt, validation_problem
 from veritrail_graphrag.files import read_text
 
 
@@ -55,11 +55,10 @@ def make_spans(items: Iterable[Any] | Mapping[str, str], where: str = "spans") -
             span = item if isinstance(item, Span) else Span.model_validate(_entry(item))
         except ValidationError as exc:
             name = item.get("sid", item.get("id")) if isinstance(item, Mapping) else None
-            label = f"span {name!r} (entry {position})" if name is not None else f"entry {position}"
-            problem = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'span'}: {e['msg']}" for e in exc.errors())
-            raise SpansError(f"{where}: {label}: {problem}") from None
+            label = f"span {excerpt(name)} (entry {position})" if name is not None else f"entry {position}"
+            raise SpansError(f"{where}: {label}: {validation_problem(exc)}") from None
         if span.sid in seen:
-            raise SpansError(f"{where}: span id {span.sid!r} is used more than once (entry {position})")
+            raise SpansError(f"{where}: span id {excerpt(span.sid)} is used more than once (entry {position})")
         seen.add(span.sid)
         spans.append(span)
     return spans

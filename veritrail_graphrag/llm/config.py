@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from veritrail_graphrag.endpoint_settings import EndpointSettings, Unresolved
-from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.errors import LLMConfigError, excerpt, field_path, validation_problem
 from veritrail_graphrag.llm.local_server import local_alias, resolve_model_path
 from veritrail_graphrag.llm.retry import RetryPolicy
 from veritrail_graphrag.llm.usage import ModelPrice
@@ -236,9 +236,12 @@ def resolve_llm_config(
     for source, values in layers:
         for name, value in values.items():
             if name not in LLMConfig.model_fields or name == "sources":
-                raise LLMConfigError(f"{source}: unknown LLM setting {name!r}")
+                raise LLMConfigError(f"{source}: unknown LLM setting {excerpt(name)}")
             if name == "prices":
+                if not isinstance(value, Mapping | None):
+                    raise LLMConfigError(f"{source}: prices should be a table of models, not {excerpt(value)}")
                 prices.update(value or {})
+                sources[name] = source
                 continue
             merged[name] = value
             sources[name] = source
@@ -257,6 +260,8 @@ def resolve_llm_config(
         )
     if merged.get("local_model"):
         _serve_locally(merged, sources, prices)
+    if merged.get("model") == "":
+        raise LLMConfigError(f"LLM setting 'model' from {sources['model']} is empty: name the model to use")
     if not merged.get("model"):
         raise LLMConfigError(
             "no model configured: pass --model, set VERITRAIL_MODEL, add model under [llm] in "
@@ -267,12 +272,11 @@ def resolve_llm_config(
     try:
         return LLMConfig.model_validate({**merged, "prices": prices, "sources": sources})
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        name = str(problem["loc"][0]) if problem["loc"] else "?"
-        raise LLMConfigError(
-            f"LLM setting {name!r} from {sources.get(name, 'default')}: {problem['msg']}"
-            + (f" (got {problem.get('input')!r})" if name != "api_key" else "")
-        ) from None
+        loc = exc.errors()[0]["loc"]
+        name = str(loc[0]) if loc else "?"
+        where = f"LLM setting {field_path(loc)!r} from {sources.get(name, 'default')}"
+        problem = validation_problem(exc, where, show_input=name != "api_key")
+        raise LLMConfigError(problem) from None
 
 
 def _default_cache_folder(root: str | Path | None) -> Path:

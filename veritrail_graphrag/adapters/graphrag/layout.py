@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.errors import EXCERPT, AdapterError
 
 REQUIRED = ("text_units", "entities", "relationships", "communities", "community_reports")
 _SNAPSHOTS = ("raw_entities", "raw_relationships")
@@ -72,6 +72,14 @@ def _latest_artifacts(folder: Path) -> list[Path]:
     return [runs[0] / "artifacts"] if runs else []
 
 
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """What is wrong and where, on one line: PyYAML's own message quotes the offending line whole."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    problem = problem if len(problem) <= 2 * EXCERPT else problem[: 2 * EXCERPT - 1] + "…"
+    return problem if mark is None else f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+
+
 def _configured_output(root: Path) -> list[Path]:
     """The output folder named in settings.yaml (`output.base_dir`, or `output_storage` in 3.x)."""
     for marker in SETTINGS_FILES:
@@ -81,7 +89,7 @@ def _configured_output(root: Path) -> list[Path]:
         try:
             config = yaml.safe_load(settings.read_text(encoding="utf-8")) or {}
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise AdapterError(f"cannot be read as YAML ({exc})", file=settings) from None
+            raise AdapterError(f"cannot be read as YAML ({yaml_problem(exc)})", file=settings) from None
         if not isinstance(config, dict):
             return []
         for key in ("output", "output_storage"):

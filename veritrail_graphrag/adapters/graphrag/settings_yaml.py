@@ -19,6 +19,7 @@ kept as a reference (`api_key_env`), so the error, if any, names the variable to
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Mapping
@@ -27,9 +28,9 @@ from typing import Any
 
 import yaml
 
-from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
+from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES, yaml_problem
 from veritrail_graphrag.endpoint_settings import EndpointSettings, Unresolved
-from veritrail_graphrag.errors import LLMConfigError
+from veritrail_graphrag.errors import LLMConfigError, excerpt
 
 _PURE_REFERENCE = re.compile(r"^\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}?$")
 # Providers LiteLLM reaches through an OpenAI-compatible API, with their usual base URL.
@@ -78,9 +79,18 @@ def _substitute(value: Any, env: Mapping[str, str], path: Path) -> Any:
         return value
 
 
-def _pick(section: Mapping[str, Any], preferred: list[str | None], path: Path, what: str) -> str:
+def _mapping(value: Any, path: Path, what: str) -> Mapping[str, Any]:
+    """A section of settings.yaml that must be a mapping (absent or empty: an empty one)."""
+    if value is None or value == "":
+        return {}
+    if not isinstance(value, Mapping):
+        raise LLMConfigError(f"{path}: {what} should be a mapping of settings, not {excerpt(value)}")
+    return value
+
+
+def _pick(section: Mapping[str, Any], preferred: list[Any], path: Path, what: str) -> str:
     for name in preferred:
-        if name and name in section:
+        if isinstance(name, str) and name and name in section:
             return name
     if not section:
         raise LLMConfigError(f"{path}: {what} is empty")
@@ -88,12 +98,18 @@ def _pick(section: Mapping[str, Any], preferred: list[str | None], path: Path, w
 
 
 def _positive(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+    number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return int(value) if number and value > 0 else None
+
+
+def _short(key: Any) -> str:
+    """A key of settings.yaml as messages and sources name it: whole unless it is long."""
+    return str(key) if len(str(key)) <= 40 else excerpt(str(key), 40)
 
 
 def _provider(name: str | None, api_base: Any) -> tuple[dict[str, Any], str | None]:
     """LLMConfig provider (and default base URL) for a LiteLLM provider name; or the unsupported name."""
-    name = (name or "openai").lower()
+    name = str(name or "openai").lower()
     if name in ("azure", "azure_openai"):
         return {"provider": "azure"}, None
     if name in _COMPATIBLE:
@@ -122,10 +138,10 @@ def _api_key(raw_entry: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str
 
 
 def _v3(data: Mapping[str, Any], env: Mapping[str, str], path: Path) -> EndpointSettings:
-    models = data["completion_models"] or {}
-    query = data.get("global_search") or {}
+    models = _mapping(data["completion_models"], path, "completion_models")
+    query = _mapping(data.get("global_search"), path, "global_search")
     model_id = _pick(models, [query.get("completion_model_id"), "default_completion_model"], path, "completion_models")
-    raw_entry = models[model_id] or {}
+    raw_entry = _mapping(models[model_id], path, f"completion_models.{_short(model_id)}")
     entry = _substitute(raw_entry, env, path)
     values, unsupported = _provider(entry.get("model_provider"), entry.get("api_base"))
     values |= _common(entry) | _api_key(raw_entry, entry)
@@ -133,13 +149,13 @@ def _v3(data: Mapping[str, Any], env: Mapping[str, str], path: Path) -> Endpoint
         values["azure_deployment"] = entry["azure_deployment_name"]
     if entry.get("auth_method"):
         values["auth_method"] = entry["auth_method"]
-    retry = entry.get("retry") or {}
+    retry = _mapping(entry.get("retry"), path, "retry")
     if _positive(retry.get("max_retries")):
         values["max_attempts"] = int(retry["max_retries"]) + 1
     for ours, theirs in (("backoff_base", "base_delay"), ("backoff_max", "max_delay")):
         if isinstance(retry.get(theirs), int | float):
             values[ours] = float(retry[theirs])
-    limits = entry.get("rate_limit") or {}
+    limits = _mapping(entry.get("rate_limit"), path, "rate_limit")
     period = _positive(limits.get("period_in_seconds")) or 60
     for ours, theirs in (("requests_per_minute", "requests_per_period"), ("tokens_per_minute", "tokens_per_period")):
         if count := _positive(limits.get(theirs)):
@@ -148,7 +164,7 @@ def _v3(data: Mapping[str, Any], env: Mapping[str, str], path: Path) -> Endpoint
     if concurrency:
         values["concurrency"] = concurrency
     return EndpointSettings(
-        source=f"{path} (completion_models.{model_id})", values=values, unsupported_provider=unsupported
+        source=f"{path} (completion_models.{_short(model_id)})", values=values, unsupported_provider=unsupported
     )
 
 
@@ -191,18 +207,19 @@ def read_graphrag_settings(root: Path, environ: Mapping[str, str]) -> EndpointSe
     except (OSError, UnicodeDecodeError) as exc:
         raise LLMConfigError(f"{path}: cannot read: {exc}") from None
     except yaml.YAMLError as exc:
-        raise LLMConfigError(f"{path}: invalid YAML: {exc}") from None
+        raise LLMConfigError(f"{path}: invalid YAML ({yaml_problem(exc)})") from None
     if not isinstance(raw, dict):
         raise LLMConfigError(f"{path}: expected a mapping at the top level")
     env = {**read_dotenv(root / ".env"), **environ}
     if raw.get("completion_models"):
         return _v3(raw, env, path)
     if raw.get("models"):
-        models = raw["models"]
-        query = raw.get("global_search") or {}
-        chat_ids = [k for k, v in models.items() if "embedding" not in str((v or {}).get("type", "chat"))]
-        model_id = _pick(models, [query.get("chat_model_id"), "default_chat_model", *chat_ids], path, "models")
-        return _v1(models[model_id] or {}, f"models.{model_id}", env, path)
+        models = _mapping(raw["models"], path, "models")
+        query = _mapping(raw.get("global_search"), path, "global_search")
+        entries = {k: _mapping(v, path, f"models.{_short(k)}") for k, v in models.items()}
+        chat_ids = [k for k, v in entries.items() if "embedding" not in str(v.get("type", "chat"))]
+        model_id = _pick(entries, [query.get("chat_model_id"), "default_chat_model", *chat_ids], path, "models")
+        return _v1(entries[model_id], f"models.{_short(model_id)}", env, path)
     if isinstance(raw.get("llm"), dict):
         return _v1(raw["llm"], "llm", env, path)
     return None
