@@ -15,6 +15,7 @@ from pathlib import Path
 from veritrail_graphrag.adapters.graphrag import QueryRun, add_query_run, locate, read_index, search_method
 from veritrail_graphrag.adapters.graphrag.answer import add_cited_answer, run_from_files
 from veritrail_graphrag.adapters.graphrag.citations import sentence_citations
+from veritrail_graphrag.adapters.graphrag.index import tolerated_notes
 from veritrail_graphrag.adapters.graphrag.layout import (
     DEFAULT_REPORTS,
     answer_dir,
@@ -29,7 +30,7 @@ from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.audit.options import SourceOptions
 from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.errors import AdapterError, UsageError
+from veritrail_graphrag.errors import AdapterError, DagError, UsageError
 from veritrail_graphrag.files import read_text
 
 
@@ -139,7 +140,7 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
         else:
             dag = add_cited_answer(index, read_text(answer, AdapterError), question, str(answer), search)
         out_dir = answer_dir(path, answer.stem, dag.node("final_answer").text)
-        notes = list(dag.metadata.get("notes", []))
+        notes = [*tolerated_notes(index.metadata), *dag.metadata.get("notes", [])]
         citations = sentence_citations(dag, ["final_answer"])
         return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations)
 
@@ -156,8 +157,11 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
                 file=path,
             )
         chosen = runs[-1]
-    warnings += _move_note(path)
-    dag = add_query_run(index, chosen.run)
+    warnings += [*tolerated_notes(index.metadata), *_move_note(path)]
+    try:
+        dag = add_query_run(index, chosen.run)
+    except (AdapterError, DagError) as exc:  # the run does not fit this index: name the run's file
+        raise AdapterError(exc.problem, file=chosen.folder / FILE_NAME, row=exc.row, ids=exc.ids) from None
     # A run saved beside the project's index and audited against an update folder's index gets its
     # reports in that index's own queries folder, so the two audits never overwrite each other.
     own = chosen.folder.parent in saved_runs_dirs(path)
@@ -186,7 +190,11 @@ def graphrag_index_target(
         raise AdapterError(
             f"report(s) with no recorded inputs cannot be traced: {', '.join(without_inputs)}", file=path
         )
-    notes = [f"{len(chosen)} of {len(all_reports)} community reports audited", *_move_note(path)]
+    notes = [
+        f"{len(chosen)} of {len(all_reports)} community reports audited",
+        *tolerated_notes(dag.metadata),
+        *_move_note(path),
+    ]
     out_dir = veritrail_dir(path) / index_audit_folder(reports, communities)
     citations = sentence_citations(dag, chosen)
     return AuditTarget(dag, chosen, out_dir, str(path), None, notes, locate(path).project_root or path, citations)

@@ -56,6 +56,6 @@ def metadata_rows(frame: pd.DataFrame, meta: Mapping[str, str]) -> list[dict[str
 
 
 def _missing(value: Any) -> bool:
-    if value is None or value is pd.NA or value == "":
+    if value is None or value is pd.NA or (isinstance(value, str) and value == ""):
         return True
     return isinstance(value, float) and value != value

@@ -173,6 +173,7 @@ def build_index(tables: IndexTables) -> DAG:
     titles = set(tables.entities.frame["title"])
     relationships = tables.relationships.frame
     dangling = ~relationships["source"].isin(titles) | ~relationships["target"].isin(titles)
+    orphaned = ~tables.community_reports.frame["community"].isin(tables.communities.frame["community"])
     metadata = {
         "adapter": "graphrag",
         "layout": tables.layout.name,
@@ -181,6 +182,7 @@ def build_index(tables: IndexTables) -> DAG:
         "stage2": _stage2(tables),
         **provenance,
         "dangling_relationships": int(dangling.sum()),
+        "reports_of_missing_communities": int(orphaned.sum()),
         "reports_without_inputs": dropped,
         "counts": {str(k): int(v) for k, v in frame["kind"].value_counts().sort_index().items()},
         "stages": {str(k): int(v) for k, v in frame["stage"].value_counts().sort_index().items()},
@@ -190,6 +192,21 @@ def build_index(tables: IndexTables) -> DAG:
     if note:
         metadata["stage2_note"] = note
     return DAG.from_records(nodes, list(zip(edges["u"].tolist(), edges["v"].tolist(), strict=True)), metadata)
+
+
+def tolerated_notes(metadata: Mapping[str, Any]) -> list[str]:
+    """One terminal note per irregularity of the index that was tolerated rather than refused
+    (real indexes have them): how many rows, and what became of them. The counts are in the DAG's
+    metadata too, but a user reads the terminal."""
+    notes = []
+    if dangling := metadata.get("dangling_relationships"):
+        notes.append(f"{dangling} relationship(s) name an endpoint that is not an entity; kept, with their own description")
+    if orphaned := metadata.get("reports_of_missing_communities"):
+        notes.append(f"{orphaned} community report(s) belong to a community the communities table does not list")
+    for where, count in (metadata.get("skipped") or {}).items():
+        table, _, reason = where.partition(": ")
+        notes.append(f"{table}: {count} {reason} left out of the DAG")
+    return notes
 
 
 def _stage2(tables: IndexTables) -> str:

@@ -48,12 +48,18 @@ class Layout(BaseModel):
         return self.file(table).is_file()
 
 
+def arrow_problem(exc: Exception) -> str:
+    """pyarrow's reason on one short line: its messages can list a whole schema, one field a line."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return first if len(first) <= 2 * EXCERPT else first[: 2 * EXCERPT - 1] + "…"
+
+
 def columns_of(path: Path) -> list[str]:
     """Column names from the parquet footer, without reading the data."""
     try:
         return list(pq.read_schema(path).names)
     except (OSError, pa.ArrowException) as exc:
-        raise AdapterError(f"not a readable parquet file ({exc})", file=path) from None
+        raise AdapterError(f"not a readable parquet file ({arrow_problem(exc)})", file=path) from None
 
 
 def _naming_of(folder: Path) -> Naming | None:

@@ -15,11 +15,12 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from veritrail_graphrag.adapters.graphrag.layout import Layout, columns_of
-from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.adapters.graphrag.layout import Layout, arrow_problem, columns_of
+from veritrail_graphrag.errors import AdapterError, excerpt, named
 
-Kind = Literal["str", "int", "list", "any"]
+Kind = Literal["str", "int", "number", "list", "scalar"]
 ROW = "row"
 """A text unit's label in its table's index (its row number unless the parquet stores an index):
 the id local, basic and DRIFT search show for it as `Sources (n)`, not its `human_readable_id`."""
@@ -46,15 +47,15 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
     "text_units": (
         Column("id", unique=True),
         Column("text", nonempty=True),
-        _optional("human_readable_id", "any"),
-        _optional("n_tokens", "any"),
+        _optional("human_readable_id", "scalar"),
+        _optional("n_tokens", "scalar"),
     ),
     "entities": (
         Column("id", unique=True),
         Column("title", aliases=("name",)),
         Column("description"),
         Column("text_unit_ids", "list"),
-        _optional("human_readable_id", "any"),
+        _optional("human_readable_id", "scalar"),
         _optional("type"),
     ),
     "relationships": (
@@ -63,7 +64,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         Column("target"),
         Column("description"),
         Column("text_unit_ids", "list"),
-        _optional("human_readable_id", "any"),
+        _optional("human_readable_id", "scalar"),
     ),
     "communities": (
         Column("community", "int", aliases=("raw_community",)),
@@ -79,16 +80,16 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         Column("full_content", nonempty=True),
         _optional("level", "int"),
         _optional("id"),
-        _optional("human_readable_id", "any"),
+        _optional("human_readable_id", "scalar"),
         _optional("title"),
-        _optional("rank", "any"),
+        _optional("rank", "number"),
     ),
     "covariates": (
         Column("id", unique=True),
         Column("description"),
         Column("subject_id"),
         Column("text_unit_id"),
-        _optional("human_readable_id", "any"),
+        _optional("human_readable_id", "scalar"),
         _optional("object_id"),
         _optional("type"),
         _optional("status"),
@@ -128,29 +129,34 @@ class IndexTables:
     raw_relationships: Table | None
 
 
-def _integers(frame: pd.DataFrame, column: str, path: Path) -> pd.Series:
+def _numbers(frame: pd.DataFrame, column: str, path: Path, integers: bool) -> pd.Series:
+    """The column as numbers (Int64 for integers), or an error naming the first row that is none."""
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = (values.isna() & frame[column].notna()) | (values.notna() & (values % 1 != 0))
+    bad = values.isna() & frame[column].notna()
+    if integers:
+        bad |= values.notna() & ((values % 1 != 0) | (values.abs() >= 2**63))
     if bad.any():
         position = int(bad.to_numpy().nonzero()[0][0])
-        raise _wrong_type(frame, column, position, "integers", path)
-    return values.astype("Int64")
+        raise _wrong_type(frame, column, position, "integers" if integers else "numbers", path)
+    return values.astype("Int64") if integers else values.astype("float64")
 
 
 def _row_name(frame: pd.DataFrame, position: int) -> str:
     for key in ("id", "community", "title"):
         if key in frame.columns:
-            return f"{key}={frame[key].iloc[position]!r}"
+            return f"{key}={excerpt(frame[key].iloc[position], 40)}"
     return f"row {position}"
 
 
 _HOLDS: dict[Kind, tuple[str, tuple[type, ...]]] = {
     "str": ("texts", (str,)),
     "list": ("lists", (list, tuple, np.ndarray)),
+    "scalar": ("texts or numbers", (str, int, float, np.generic)),
 }
 """What a column of each kind holds besides missing values. A list column stored as text (a CSV
 round trip or a hand-edited table) would otherwise be read as one list of characters and every
-link in it silently lost; a number in an id or text column would match nothing."""
+link in it silently lost; a number in an id or text column would match nothing; a list or bytes
+in an id column would reach the report's JSON and tables, which cannot hold them."""
 
 
 def _missing(value: object) -> bool:
@@ -159,8 +165,7 @@ def _missing(value: object) -> bool:
 
 def _wrong_type(frame: pd.DataFrame, column: str, position: int, expected: str, path: Path) -> AdapterError:
     value = frame[column].iloc[position]
-    shown = repr(value if not isinstance(value, np.ndarray) else value.tolist())
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    shown = excerpt(value if not isinstance(value, np.ndarray) else value.tolist())
     where = _row_name(frame, position)
     return AdapterError(
         f"column {column!r} should hold {expected}, but row {position} ({where}) holds a "
@@ -186,11 +191,11 @@ def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> p
         _check_kind(frame, column, path)
         if column.kind == "str":
             frame[column.name] = frame[column.name].astype("string").fillna("")
-        elif column.kind == "int":
-            frame[column.name] = _integers(frame, column.name, path)
+        elif column.kind in ("int", "number"):
+            frame[column.name] = _numbers(frame, column.name, path, integers=column.kind == "int")
         if column.unique and frame[column.name].duplicated().any():
             repeated = frame[column.name][frame[column.name].duplicated()].iloc[0]
-            raise AdapterError(f"column {column.name!r} repeats the value {repeated!r}", file=path)
+            raise AdapterError(f"column {column.name!r} repeats the value {excerpt(repeated)}", file=path)
         if column.nonempty:
             empty = (frame[column.name].str.strip() == "").to_numpy().nonzero()[0]
             if len(empty):
@@ -205,18 +210,23 @@ def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> p
 
 def read_table(name: str, path: Path) -> Table:
     """Read the columns of `SCHEMAS[name]` from `path`, renamed to their 3.x names."""
-    present = set(columns_of(path))
+    names = columns_of(path)
+    present = set(names)
     selected: dict[str, str] = {}
     for column in SCHEMAS[name]:
         source = next((c for c in (column.name, *column.aliases) if c in present), None)
         if source is not None:
             selected[source] = column.name
         elif column.required:
-            raise AdapterError(f"missing column {column.name!r} (has: {', '.join(sorted(present))})", file=path)
+            has = named(sorted(present), shown=12, limit=30)
+            raise AdapterError(f"missing column {column.name!r} (has: {has})", file=path)
+    repeated = [c for c in selected if names.count(c) > 1]
+    if repeated:
+        raise AdapterError(f"column {excerpt(repeated[0])} appears {names.count(repeated[0])} times", file=path)
     try:
         frame = pd.read_parquet(path, columns=list(selected))
-    except (OSError, ValueError) as exc:
-        raise AdapterError(f"cannot be read ({exc})", file=path) from None
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise AdapterError(f"cannot be read ({arrow_problem(exc)})", file=path) from None
     frame = frame.rename(columns=selected)
     if name == "text_units":
         frame[ROW] = _row_labels(frame.index)
