@@ -65,11 +65,15 @@ def time_limit(seconds: float = HANG_SECONDS) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def check_line(exc: VeriTrailError, folder: Path) -> None:
-    """One short line that names a file under `folder` (the file a user must open)."""
+def check_line(exc: VeriTrailError, folder: Path | None) -> None:
+    """One short line that names a file under `folder` (the file a user must open; None: a reader
+    of objects, whose caller adds the file)."""
     line = str(exc)
     assert line.strip(), f"an empty error: {type(exc).__name__}"
     assert "\n" not in line and "\r" not in line, f"not one line: {line!r}"
+    if folder is None:
+        assert len(line) <= MAX_LINE, f"{len(line)} characters: {line!r}"
+        return
     assert str(folder) in line, f"names no file of the input: {line!r}"
     short = line.replace(str(folder.resolve()), "<dir>").replace(str(folder), "<dir>")
     assert len(short) <= MAX_LINE, f"{len(short)} characters: {short!r}"

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import strategies as st
-from seeds import passages, sentence
+from seeds import SENTENCES, passages, sentence
 
 GENERATIONS = ("3.x", "2.x", "1.x", "0.x", "0.x-early")
 NAMES = ["HARBOUR COUNCIL", "MARA VELL", "GULL ROCK", "OREN TASK", "NORTH PIER", "THE OLD MILL", "LAMP GUILD"]
@@ -335,3 +335,30 @@ def query_run(cited: list[int]) -> dict[str, Any]:
         ],
         "final_answer": f"The harbour lamps were repaired before winter {citation}.",
     }
+
+
+def _small_world() -> World:
+    """A fixed world: two text units' entities, one relationship, a community and its sub-community."""
+    units = [{"id": f"tu-{i}", "text": text} for i, text in enumerate(SENTENCES[:3])]
+    entities = [
+        {"id": "e-0", "title": "MARA VELL", "type": "PERSON", "description": SENTENCES[1], "text_unit_ids": ["tu-1"]},
+        {"id": "e-1", "title": "GULL ROCK", "type": "GEO", "description": SENTENCES[3], "text_unit_ids": ["tu-0", "tu-2"]},
+    ]
+    relationships = [
+        {"id": "r-0", "source": "MARA VELL", "target": "GULL ROCK", "description": SENTENCES[4], "text_unit_ids": ["tu-1"]}
+    ]
+    communities = [
+        {"community": 0, "level": 0, "parent": -1, "children": [1], "entity_ids": ["e-0", "e-1"],
+         "relationship_ids": ["r-0"], "text_unit_ids": ["tu-0", "tu-1", "tu-2"]},
+        {"community": 1, "level": 1, "parent": 0, "children": [], "entity_ids": ["e-1"],
+         "relationship_ids": [], "text_unit_ids": ["tu-0", "tu-2"]},
+    ]  # fmt: skip
+    reports = [
+        {"community": c["community"], "level": c["level"], "parent": c["parent"], "children": c["children"],
+         "title": f"Community {c['community']}", "full_content": SENTENCES[5 + i], "rank": 1.0}
+        for i, c in enumerate(communities)
+    ]  # fmt: skip
+    return World(units, entities, relationships, communities, reports, [])
+
+
+SMALL_WORLD = _small_world()

@@ -17,10 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fuzz import HUGE_TEXT, ODD_TEXTS, outcome, reader_settings, write
 from hypothesis import given
 from hypothesis import strategies as st
-from index_seeds import STRAY_TABLES, Frame, Index, indexes, query_run
+from index_seeds import SMALL_WORLD, STRAY_TABLES, Frame, Index, indexes, place, query_run, tables_of
 from pydantic_core import to_json
 
 from veritrail_graphrag.adapters.graphrag import read_index
@@ -183,3 +184,30 @@ def test_an_unmutated_index_of_any_shape_gives_a_target(data: st.DataObject) -> 
                 assert "no readable query run" in str(target), target
             else:
                 check_target(target)
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "values"),
+    [
+        ("community_reports", "rank", lambda n: [[1.0, 2.0]] * n),  # issue 42: a ValueError and a traceback
+        ("entities", "human_readable_id", lambda n: [b"\x00"] * n),
+        ("text_units", "human_readable_id", lambda n: [{"n": 1}] * n),
+        ("community_reports", "community", lambda n: [2**64] * n),
+    ],
+)
+def test_found_failures_stay_fixed(tmp_path: Path, table: str, column: str, values: Any) -> None:
+    index = place(tmp_path, "3.x", "project")
+    index.frames = tables_of(SMALL_WORLD, "3.x")
+    frame = index.frames[table]
+    frame.columns = [(n, values(frame.rows()) if n == column else v) for n, v in frame.columns]
+    index.write()
+    assert isinstance(outcome(lambda: graphrag_index_target(tmp_path), tmp_path), VeriTrailError)
+
+
+def test_a_column_written_twice_is_named_on_one_line(tmp_path: Path) -> None:
+    index = place(tmp_path, "2.x", "flat")
+    index.frames = tables_of(SMALL_WORLD, "2.x")
+    index.frames["entities"].columns.append(index.frames["entities"].columns[0])
+    index.write()
+    error = outcome(lambda: graphrag_index_target(tmp_path), tmp_path)
+    assert isinstance(error, VeriTrailError) and "column 'id' appears 2 times" in str(error)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from veritrail_graphrag.adapters.graphrag.citations import CitationIndex, Dataset, dataset_of, record_id
 from veritrail_graphrag.adapters.graphrag.query_run import Records, Scalar
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.errors import AdapterError, excerpt
 
 # The column holding each dataset's text in GraphRAG 3.3's context tables, checked against the node.
 _TEXT_COLUMN: dict[Dataset, str] = {
@@ -65,11 +65,11 @@ def _check(dag: DAG, node_id: str, dataset: Dataset, record: dict[str, Scalar], 
     else:
         shown, stored = _text(record.get(_TEXT_COLUMN[dataset])), node.text.strip()
     if shown != stored:
+        named_node = node_id if len(node_id) <= 40 else excerpt(node_id, 40)
         raise AdapterError(
-            f"{where}: {dataset} record {record.get('id')!r} does not match the index ({node_id} reads "
-            f"{stored[:60]!r}, the run was shown {shown[:60]!r}); the index changed since the run (re-indexed, "
-            "or `graphrag update`, which renumbers text units): audit the run against the index it was asked "
-            "against, e.g. update_output/<timestamp>/previous",
+            f"{where}: {dataset} record {excerpt(record.get('id'), 30)} does not match the index ({named_node} reads "
+            f"{excerpt(stored, 30)}, the run was shown {excerpt(shown, 30)}); was the run asked against another "
+            "version of the index (re-indexed, or before `graphrag update`)?",
             ids=[node_id],
         )
 
@@ -94,7 +94,7 @@ def context_nodes(dag: DAG, records: Records, where: str, citations: CitationInd
             node = None if record is None else index.node(dataset, record)
             if node is None:
                 raise AdapterError(
-                    f"{where}: {dataset} record {row.get('id')!r} is not in the index "
+                    f"{where}: {dataset} record {excerpt(row.get('id'), 30)} is not in the index "
                     "(was the run asked against another index?)"
                 )
             _check(dag, node, dataset, row, where)

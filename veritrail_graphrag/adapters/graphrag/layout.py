@@ -58,7 +58,7 @@ def columns_of(path: Path) -> list[str]:
     """Column names from the parquet footer, without reading the data."""
     try:
         return list(pq.read_schema(path).names)
-    except (OSError, pa.ArrowException) as exc:
+    except (OSError, ValueError, pa.ArrowException) as exc:  # ValueError: metadata that is not UTF-8
         raise AdapterError(f"not a readable parquet file ({arrow_problem(exc)})", file=path) from None
 
 

@@ -26,7 +26,7 @@ from veritrail_graphrag.adapters.graphrag.citations import CitationIndex
 from veritrail_graphrag.adapters.graphrag.context_nodes import context_nodes
 from veritrail_graphrag.adapters.graphrag.query_run import DriftAction, DriftRun, QueryRun, cited_reports
 from veritrail_graphrag.dag import DAG, Node
-from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.errors import AdapterError, excerpt, named
 
 MAP_STAGE = 5
 REDUCE_STAGE = 6
@@ -107,7 +107,7 @@ def _global(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
         unknown = [r for r in reports if r not in index]
         if unknown:
             raise AdapterError(
-                f"query run {run.run_id!r}, batch {batch.index}: report(s) not in the index: {', '.join(unknown)}"
+                f"query run {excerpt(run.run_id, 40)}, batch {batch.index}: report(s) not in the index: {named(unknown)}"
             )
         for position, answer in enumerate(batch.answers):
             node_id = ids.map_answer_id(batch.index, position)
@@ -122,7 +122,7 @@ def _global(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
     reduced = {n.id for n in answers if n.metadata["score"] > 0 and n.id not in run.not_in_reduce}
     if not reduced:
         raise AdapterError(
-            f"query run {run.run_id!r}: no map answer has a score above 0, so reduce had no input "
+            f"query run {excerpt(run.run_id, 40)}: no map answer has a score above 0, so reduce had no input "
             "and the final answer cannot be traced"
         )
     unused = sorted(n.id for n in answers if n.id not in reduced)
@@ -143,10 +143,10 @@ def _global(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
 def _one_window(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
     """Local and basic search: one prompt, one context window, one answer."""
     assert run.context is not None  # guaranteed by QueryRun's validation
-    window = context_nodes(index, run.context, f"query run {run.run_id!r}")
+    window = context_nodes(index, run.context, f"query run {excerpt(run.run_id, 40)}")
     if not window.nodes:
         raise AdapterError(
-            f"query run {run.run_id!r}: no record of the context window is an index node, "
+            f"query run {excerpt(run.run_id, 40)}: no record of the context window is an index node, "
             "so the answer cannot be traced"
         )
     final = _final(run, above(index, window.nodes))
@@ -160,7 +160,7 @@ def _primer_reports(index: DAG, run: QueryRun, drift: DriftRun) -> tuple[list[st
         reports = [ids.report_id(c) for c in drift.primer_report_ids]
         unknown = [r for r in reports if r not in index]
         if unknown:
-            raise AdapterError(f"query run {run.run_id!r}: primer report(s) not in the index: {', '.join(unknown)}")
+            raise AdapterError(f"query run {excerpt(run.run_id, 40)}: primer report(s) not in the index: {named(unknown)}")
         return reports, "recorded"
     level = run.community_level
     reports = [
@@ -184,7 +184,7 @@ def _drift(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
     citations = CitationIndex(index)
     reports, primer_inputs = _primer_reports(index, run, drift)
     if not reports:
-        raise AdapterError(f"query run {run.run_id!r}: the index has no report the DRIFT primer could have read")
+        raise AdapterError(f"query run {excerpt(run.run_id, 40)}: the index has no report the DRIFT primer could have read")
     primer = drift.primer
     stages = {ids.DRIFT_PRIMER: above(index, reports)}
     nodes = [
@@ -204,7 +204,7 @@ def _drift(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
         action = _next_follow_up(pending, answer_node)
         if action is None:
             raise AdapterError(
-                f"query run {run.run_id!r}: DRIFT action(s) {[a.id for a in pending]} descend from no answered action"
+                f"query run {excerpt(run.run_id, 40)}: DRIFT action(s) {named(a.id for a in pending)} descend from no answered action"
             )
         pending.remove(action)
         parents = [p for p in action.parents if p in answer_node]
@@ -215,7 +215,7 @@ def _drift(index: DAG, run: QueryRun, keep_unused: bool) -> DAG:
         )
         edges += [(n, query) for p in parents for n in inputs[p]]
         assert action.context is not None  # guaranteed by DriftRun's validation
-        window = context_nodes(index, action.context, f"query run {run.run_id!r}, DRIFT action {action.id}", citations)
+        window = context_nodes(index, action.context, f"query run {excerpt(run.run_id, 40)}, DRIFT action {action.id}", citations)
         inputs[action.id] = [*window.nodes, query]
         answer = ids.drift_answer_id(action.id)
         answer_node[action.id] = answer
@@ -260,6 +260,6 @@ def add_query_run(index: DAG, run: QueryRun, *, keep_unused: bool = False) -> DA
     answers reduce did not read).
     """
     if ids.FINAL_ANSWER in index:
-        raise AdapterError(f"query run {run.run_id!r}: the DAG already holds a final answer")
+        raise AdapterError(f"query run {excerpt(run.run_id, 40)}: the DAG already holds a final answer")
     build = {"global": _global, "local": _one_window, "basic": _one_window, "drift": _drift}[run.method]
     return build(index, run, keep_unused)

@@ -26,7 +26,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from veritrail_graphrag.adapters.graphrag.citations import cited_ids, data_citations
 from veritrail_graphrag.adapters.graphrag.layout import SETTINGS_FILES
-from veritrail_graphrag.errors import AdapterError
+from veritrail_graphrag.errors import AdapterError, excerpt, validation_problem
 from veritrail_graphrag.files import atomic_write_text, read_json
 
 FORMAT_NAME = "veritrail-graphrag-query-run"
@@ -47,7 +47,7 @@ def search_method(name: str) -> Method:
     for method in METHODS:
         if name == method:
             return method
-    raise AdapterError(f"unknown search method {name!r}; choose one of: {', '.join(METHODS)}")
+    raise AdapterError(f"unknown search method {excerpt(name)}; choose one of: {', '.join(METHODS)}")
 
 
 def cited_reports(text: str) -> list[int]:
@@ -203,7 +203,7 @@ class QueryRun(BaseModel):
         data = read_json(path, AdapterError)
         if isinstance(data, dict):
             if data.get("format", FORMAT_NAME) != FORMAT_NAME:
-                raise AdapterError(f"format {data.get('format')!r} is not {FORMAT_NAME!r}", file=path)
+                raise AdapterError(f"format {excerpt(data.get('format'))} is not {FORMAT_NAME!r}", file=path)
             version = data.get("version", 1)
             if isinstance(version, int) and version > FORMAT_VERSION:
                 raise AdapterError(
@@ -213,8 +213,7 @@ class QueryRun(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'run'}: {e['msg']}" for e in exc.errors())
-            raise AdapterError(f"{problems}", file=path) from None
+            raise AdapterError(validation_problem(exc), file=path) from None
 
 
 def settings_fingerprint(project_root: str | Path) -> str | None:

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from veritrail_graphrag.adapters.graphrag.layout import Layout, arrow_problem, columns_of
 from veritrail_graphrag.errors import AdapterError, excerpt, named
@@ -224,7 +225,9 @@ def read_table(name: str, path: Path) -> Table:
     if repeated:
         raise AdapterError(f"column {excerpt(repeated[0])} appears {names.count(repeated[0])} times", file=path)
     try:
-        frame = pd.read_parquet(path, columns=list(selected))
+        table = pq.read_table(path, columns=list(selected))
+        table.validate(full=True)  # texts that are not UTF-8 (a damaged file) fail here, not when read later
+        frame = table.to_pandas()
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise AdapterError(f"cannot be read ({arrow_problem(exc)})", file=path) from None
     frame = frame.rename(columns=selected)
