@@ -278,6 +278,7 @@ class Index:
         return self.tables / (f"{name}.parquet" if short else f"create_final_{name}.parquet")
 
     def write(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
         if self.settings is not None:
             (self.root / "settings.yaml").write_text(self.settings, encoding="utf-8")
         for name, frame in self.frames.items():

@@ -149,11 +149,15 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
         chosen = _named_run(path, query_run)
     else:
         runs, warnings = saved_runs(path)
+        if not runs and warnings:  # the error of the newest run, whose file a user opens
+            try:
+                QueryRun.load(_run_folders(path)[-1])
+            except AdapterError as exc:
+                raise AdapterError(f"{exc.problem}; no query run is readable (or use --answer FILE)", file=exc.file) from None
         if not runs:
             raise AdapterError(
-                f"no readable query run under {queries_dir(path)}; "
-                + ("; ".join(warnings) if warnings else "run `veritrail query ROOT --query ...`")
-                + ", or give the answer with --answer FILE",
+                f"no query run under {queries_dir(path)}; run `veritrail query ROOT --query ...`, "
+                "or give the answer with --answer FILE",
                 file=path,
             )
         chosen = runs[-1]
