@@ -154,7 +154,7 @@ def read_both(index: Index, with_query: bool) -> None:
             check_target(target)
 
 
-@reader_settings(fast_examples=60)
+@reader_settings(fast_examples=25)
 @given(st.data())
 def test_a_mutated_index_is_read_or_refused_in_one_line(data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -169,7 +169,7 @@ def test_a_mutated_index_is_read_or_refused_in_one_line(data: st.DataObject) -> 
         read_both(index, with_query=data.draw(st.booleans()))
 
 
-@reader_settings(fast_examples=25)
+@reader_settings(fast_examples=6)
 @given(st.data())
 def test_an_unmutated_index_of_any_shape_gives_a_target(data: st.DataObject) -> None:
     """The seeds themselves, with their real-world irregularities, are read: the mutations above

@@ -117,7 +117,7 @@ def test_a_mutated_report_is_read_or_refused_in_one_line(report_files: Path, dat
         outcome(lambda: load_audit(path), Path(folder))
 
 
-@reader_settings(fast_examples=40)
+@reader_settings(fast_examples=20)
 @given(st.data())
 def test_a_damaged_table_file_is_refused_in_one_line(data: st.DataObject) -> None:
     """Truncated, overwritten or garbage parquet bytes (or a folder where the file should be)."""
