@@ -259,6 +259,19 @@ def damaged_bytes(draw: st.DrawFn, data: bytes) -> bytes:
     return draw(st.binary(max_size=200))
 
 
+@st.composite
+def damaged_json(draw: st.DrawFn, documents: st.SearchStrategy[Any], lines: bool = False) -> bytes:
+    """A document as JSON (or JSON lines), mutated and sometimes damaged as bytes."""
+    document = draw(documents)
+    if draw(st.integers(0, 4)):
+        document = draw(mutated_json(document))
+    if lines and isinstance(document, list) and draw(st.booleans()):
+        raw = b"\n".join(dump(item) for item in document)
+    else:
+        raw = dump(document)
+    return draw(damaged_bytes(raw)) if draw(st.integers(0, 4)) == 0 else raw
+
+
 def write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from fuzz import damaged_bytes, dump, mutated_json, outcome, reader_settings, write
+from fuzz import damaged_bytes, damaged_json, dump, mutated_json, outcome, reader_settings, write
 from hypothesis import given
 from hypothesis import strategies as st
 from seeds import claim_lists, claims_documents, spans_documents
@@ -22,19 +22,6 @@ from veritrail_graphrag.cited.inputs import load_claim_list
 from veritrail_graphrag.cited.spans import load_spans
 from veritrail_graphrag.llm.config import resolve_llm_config
 from veritrail_graphrag.pipeline.settings import load_settings
-
-
-@st.composite
-def damaged_json(draw: st.DrawFn, documents: st.SearchStrategy[Any], lines: bool = False) -> bytes:
-    """A document as JSON (or JSON lines), mutated and sometimes damaged as bytes."""
-    document = draw(documents)
-    if draw(st.integers(0, 4)):
-        document = draw(mutated_json(document))
-    if lines and isinstance(document, list) and draw(st.booleans()):
-        raw = b"\n".join(dump(item) for item in document)
-    else:
-        raw = dump(document)
-    return draw(damaged_bytes(raw)) if draw(st.integers(0, 4)) == 0 else raw
 
 
 @reader_settings(fast_examples=50)
