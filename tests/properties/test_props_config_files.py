@@ -20,6 +20,7 @@ from veritrail_graphrag.adapters.graphrag.settings_yaml import read_graphrag_set
 from veritrail_graphrag.audit.claims import load_claims
 from veritrail_graphrag.cited.inputs import load_claim_list
 from veritrail_graphrag.cited.spans import load_spans
+from veritrail_graphrag.errors import VeriTrailError
 from veritrail_graphrag.llm.config import resolve_llm_config
 from veritrail_graphrag.pipeline.settings import load_settings
 
@@ -195,3 +196,11 @@ def test_found_failures_stay_fixed(tmp_path: Path, name: str) -> None:
         outcome(lambda: load_settings(tmp_path), tmp_path)
     else:
         outcome(lambda: _llm_settings(tmp_path), tmp_path)
+
+
+def test_a_long_claims_file_in_json_lines_is_read_in_one_pass(tmp_path: Path) -> None:
+    """Found by the long profile: each line was found by splitting the whole file again, so a
+    20 MB file of JSON lines took minutes (`outcome` stops a reader at 60 s)."""
+    lines = [dump({"id": f"c{i}", "text": "x" * 10_000}) for i in range(2_000)]
+    path = write(tmp_path / "claims.jsonl", b"\n".join([*lines, b"{not json"]))
+    assert isinstance(outcome(lambda: load_claims(path), tmp_path), VeriTrailError)
