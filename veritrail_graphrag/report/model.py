@@ -29,7 +29,7 @@ from pydantic_core import to_json
 
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.trail import ClaimResult
-from veritrail_graphrag.errors import DagError, ReportError
+from veritrail_graphrag.errors import DagError, ReportError, field_path, validation_problem
 from veritrail_graphrag.files import read_json, write_together
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
@@ -248,8 +248,8 @@ def _texts_beside(path: Path, name: Any, have_dag: bool) -> dict[str, str]:
 
 
 def _first_problem(exc: ValidationError, table: str = "") -> str:
-    problem = exc.errors()[0]
-    return f"{'.'.join(map(str, (table, *problem['loc']) if table else problem['loc']))}: {problem['msg']}"
+    loc = exc.errors()[0]["loc"]
+    return validation_problem(exc, field_path((table, *loc)) if table else None)
 
 
 def _validated(adapter: TypeAdapter[_T], value: Any, table: str, path: Path) -> _T:
