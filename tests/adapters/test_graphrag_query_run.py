@@ -167,7 +167,7 @@ def test_the_pruned_dag_is_exactly_what_the_final_answer_descends_from(index: DA
 
 def test_a_report_missing_from_the_index_is_named(index: DAG) -> None:
     run = make_run(batches=[MapBatch(index=4, report_ids=[48, 999], answers=[MapAnswer(answer="a", score=5)])])
-    with pytest.raises(AdapterError, match=r"batch 4: report\(s\) not in the index: report:999"):
+    with pytest.raises(AdapterError, match=r"batch 4: report\(s\) not in the index: 'report:999'"):
         add_query_run(index, run)
 
 
