@@ -5,7 +5,7 @@
 
 The first form copies the four indexes (3.x at the top level, legacy/v2.7.0, v1.2.0, v0.5.0) to a
 temporary folder, runs `veritrail audit-index --all` on each with the offline verifier, then
-`veritrail compare` on the four, and prints the tables (the README shows them).
+`veritrail compare` on the four, and prints the tables (docs/compare.md shows them).
 
 `--reuse` measures what auditing a second index version costs when the first one's answers are in
 the cache: v0.5.0 then v1.2.0 (identical text units, regenerated reports) with the LLM verifier

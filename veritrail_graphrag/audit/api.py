@@ -196,5 +196,8 @@ def _blocking(coroutine: Callable[_P, Awaitable[_R]]) -> Callable[_P, _R]:
 
 
 audit = _blocking(aaudit)
+"""`aaudit` run to its end, for code without an event loop: `veritrail_graphrag.audit("ragtest")`."""
 audit_index = _blocking(aaudit_index)
+"""`aaudit_index` run to its end, for code without an event loop."""
 verify = _blocking(averify)
+"""`averify` run to its end, for code without an event loop."""

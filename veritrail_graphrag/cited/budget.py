@@ -145,7 +145,7 @@ def wilson(successes: int, trials: int, confidence: float = 0.95) -> Probability
 
 
 class Status(StrEnum):
-    """What the check concluded about one claim (the README's table says when each applies)."""
+    """What the check concluded about one claim (the manual's table of statuses says when each applies)."""
 
     SUPPORTED = "supported"
     PRIOR_LEAK = "prior_leak"

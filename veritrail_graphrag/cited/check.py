@@ -382,7 +382,7 @@ def _blocking(check: Callable[_P, Coroutine[Any, Any, CitedCheckReport]]) -> Cal
     return run
 
 
-DETECT_DOC = """Check each claim of `answer` against the spans it cites; see the README's "Cited answers".
+DETECT_DOC = """Check each claim of `answer` against the spans it cites; see the manual's "Cited answers".
 
 `verifier_model` defaults to the configured model (VERITRAIL_MODEL, veritrail.toml), else
 gpt-4o-mini; the key comes from OPENAI_API_KEY (or VERITRAIL_API_KEY), the endpoint from
@@ -397,3 +397,5 @@ written, with a group named id (default: `[S0]`, `[3]`, `[S1, S4]`). `min_log_od
 """
 
 detect_hallucination = _blocking(adetect_hallucination)
+"""Check each claim of `answer` against the spans it cites, for code without an event loop:
+`adetect_hallucination` run to its end, with the same parameters (see the manual's "Cited answers")."""

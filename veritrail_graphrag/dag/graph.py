@@ -37,7 +37,7 @@ class Node(BaseModel):
 
 
 class DagFile(BaseModel):
-    """The on-disk JSON form; see the README for an example."""
+    """The on-disk JSON form; the manual's "A DAG file and your own claims" has an example."""
 
     format: str = FORMAT_NAME
     version: int = FORMAT_VERSION
