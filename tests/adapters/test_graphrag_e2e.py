@@ -217,7 +217,7 @@ async def test_audit_gives_a_verdict_per_claim(
 
 
 async def ask_with_recorder(project: Project, data_max_tokens: int | None = None) -> Path:
-    """The README's recorder example: GraphRAG's Python API with a `QueryRecorder` attached."""
+    """The manual's recorder example: GraphRAG's Python API with a `QueryRecorder` attached."""
     import graphrag.api as api
     from graphrag.config.load_config import load_config
 

@@ -42,7 +42,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def node_ids(root: Path) -> dict[str, list[str]]:
-    """Each table's rows as node ids, by the README's id scheme."""
+    """Each table's rows as node ids, by the manual's id scheme (docs/graphrag/index-audit.md)."""
     entities, relationships = output_table(root, "entities"), output_table(root, "relationships")
     return {
         "sources": [f"text_unit:{h}" for h in output_table(root, "text_units")["human_readable_id"]],
@@ -66,7 +66,7 @@ def shown(dag: Any, node_id: str, prompt: str) -> bool:
 
 
 async def search_with_recorder(root: Path, method: str) -> tuple[QueryRun, Any]:
-    """The README's Python path: `graphrag.api.<method>_search(..., callbacks=[QueryRecorder(...)])`."""
+    """The manual's Python path: `graphrag.api.<method>_search(..., callbacks=[QueryRecorder(...)])`."""
     import graphrag.api as api
     from graphrag.config.load_config import load_config
 

@@ -374,15 +374,14 @@ async def test_without_a_key_the_error_names_the_offline_check(monkeypatch: pyte
         await adetect_hallucination(ANSWER, SPANS)
 
 
-def test_the_readmes_first_example_runs_without_a_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Cited answers", 1)[1]
-    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_manuals_first_example_runs_without_a_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cited.md").read_text(encoding="utf-8")
+    example = page.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)
     for name in ("OPENAI_API_KEY", "VERITRAIL_API_KEY", "VERITRAIL_BASE_URL", "AZURE_OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     namespace: dict[str, object] = {}
-    exec(compile(example, "README.md", "exec"), namespace)
+    exec(compile(example, "docs/cited.md", "exec"), namespace)
     report = namespace["report"]
     assert isinstance(report, CitedCheckReport)
     assert (report.flagged, report.details[0].status.value) == (False, "unscored")

@@ -231,9 +231,9 @@ def test_options_of_the_reference_reach_the_check(files: Path, fake_openai: Fake
     assert given["summary"]["claim_split"] == "given"
 
 
-def test_the_report_is_named_as_the_readme_says(files: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    [(answer, report)] = re.findall(r"`(\w+\.md)` is reported in `(\w+\.check-cited\.json)`", readme)
+def test_the_report_is_named_as_the_manual_says(files: Path) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cited.md").read_text(encoding="utf-8")
+    [(answer, report)] = re.findall(r"`(\w+\.md)` is reported in `(\w+\.check-cited\.json)`", page)
     (files / answer).write_text(ANSWER, encoding="utf-8")
     result = invoke("--answer", answer, "--spans", "spans.json", "--verifier", "lexical")
     assert result.exit_code == 0, result.output

@@ -1,5 +1,6 @@
-"""The README's "Write your own verifier" example: one module and one registration line are enough
-for the CLI to build it, the engine to run it and the report to describe it."""
+"""The manual's "Write your own verifier" example (docs/verifiers/custom.md shows the file): one
+module and one registration line are enough for the CLI to build it, the engine to run it and the
+report to describe it."""
 
 from __future__ import annotations
 
