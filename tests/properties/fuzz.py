@@ -4,7 +4,8 @@ mutations of JSON documents and of raw bytes.
 The rule (issue 42): whatever a user's file holds, a reader returns or raises one of our typed
 errors (`VeriTrailError`), whose message is one short line naming the file; never another
 exception, never a hang. `HYPOTHESIS_PROFILE=long` runs each reader on 10,000 examples instead of
-the suite's few dozen (see the README's "Bad input" section for the figures of a long run).
+the suite's few dozen (the manual's docs/development.md, "Bad input, property-tested", has the
+figures of a long run).
 """
 
 from __future__ import annotations
