@@ -1,7 +1,9 @@
 """The yardstick audit: every community report of a GraphRAG index, with each offline verifier, in
 the same run. Prints per verifier the wall time (and its ratio to lexical's), the peak memory of
-its own process, and how many claims got each verdict, so that the verdict rates and the cost of
-the default verifier are measured where users meet them.
+its own process, and how many claims got each verdict (and how many Inconclusive claims were not
+traced to the source: the verifier keeps them Inconclusive where the paper's rule ends them Not
+Fully Supported), so that the verdict rates and the cost of the default verifier are measured
+where users meet them.
 
     python benchmarks/index_audit.py [--index ../shared/fixtures/graphrag-verbs-data] [--verifiers facts,lexical]
 
@@ -31,7 +33,7 @@ started = time.perf_counter()
 report = audit_index(sys.argv[1], reports=None, verifier=sys.argv[2])
 seconds = time.perf_counter() - started
 print(json.dumps({"seconds": seconds, "verdicts": report.summary.verdicts, "claims": len(report.results),
-                  "failed": len(report.failed),
+                  "failed": len(report.failed), "not_traced": sum(r.not_traced for r in report.results),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -43,6 +45,7 @@ class Run:
     failed: int
     peak_mb: float
     verdicts: dict[str, int]
+    not_traced: int
 
     def share(self, verdict: str) -> str:
         count = self.verdicts.get(verdict, 0)
@@ -76,6 +79,7 @@ def main() -> None:
         "Fully Supported",
         "Not Fully",
         "Inconclusive",
+        "of which not traced",
     ):
         table.add_column(column, justify="left" if column == "verifier" else "right")
     for name, run in runs.items():
@@ -89,6 +93,7 @@ def main() -> None:
             run.share("Fully Supported"),
             run.share("Not Fully Supported"),
             run.share("Inconclusive"),
+            f"{run.not_traced} ({run.not_traced / max(run.claims, 1):.0%})",
         )
     Console(width=120).print(table)
 

@@ -134,4 +134,11 @@ class TrailConfig(BaseModel):
         description="rounds of sub-claim decomposition: 1 splits the claim once and its parts are final; None "
         "splits parts again until they stop changing (the paper's recursion), within max_decompositions",
     )
+    untraced_inconclusive: bool | None = Field(
+        default=None,
+        description="a claim whose latest verdict is Inconclusive when no node is left to check (no source text "
+        "yielded evidence): False ends it Not Fully Supported (the paper's rule), True keeps it Inconclusive, 'not "
+        "traced to the source'; None lets the verifier decide (True only for one that declares "
+        "KeepsUntracedInconclusive), and the engine's config records what it decided",
+    )
     concurrency: int = Field(default=16, ge=1)

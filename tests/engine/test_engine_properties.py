@@ -65,8 +65,16 @@ def layered_dags(draw: st.DrawFn) -> tuple[DAG, str]:
     return dag, by_layer[-1][0]
 
 
-def run(dag: DAG, terminal: str, seed: int, q: int) -> tuple[ClaimResult, RandomVerifier]:
-    verifier = RandomVerifier(seed)
+class KeepsUntraced(RandomVerifier):
+    """The same answers, from a verifier that keeps an untraced Inconclusive claim Inconclusive."""
+
+    keeps_untraced_inconclusive = True
+
+
+def run(
+    dag: DAG, terminal: str, seed: int, q: int, verifier_class: type[RandomVerifier] = RandomVerifier
+) -> tuple[ClaimResult, RandomVerifier]:
+    verifier = verifier_class(seed)
     config = TrailConfig(q=q, max_sentences_per_prompt=3, max_verdict_sentences=10_000)
     return VeriTrail(verifier, config).verify(dag, Claim(id="c", text="a claim"), terminal), verifier
 
@@ -94,15 +102,17 @@ def test_traversal_properties(case: tuple[DAG, str], seed: int, q: int) -> None:
         if not it.evidence:
             assert it.verdict is Verdict.NOT_FULLY_SUPPORTED
 
-    # Verdicts and stop reasons agree with the paper's section 3.1.4.
+    # Verdicts and stop reasons agree with the paper's section 3.1.4: only-read roots with evidence
+    # left, the latest verdict is final (condition 1); no candidate node left (the roots never
+    # reached, or none yielded evidence: condition 2) or q consecutive Not Fully Supported verdicts
+    # (condition 3), Not Fully Supported, whatever the latest verdict was.
     last = iterations[-1]
     if result.stop_reason is StopReason.ROOTS_REACHED:
         assert result.verdict is last.verdict
         assert any(dag.is_root(n) for it in iterations for n in it.nodes_with_evidence)
-    elif result.stop_reason is StopReason.NO_CANDIDATES and last.verdict is Verdict.INCONCLUSIVE:
-        assert result.verdict is Verdict.INCONCLUSIVE  # a claim the verifier could not judge stays so
     else:
         assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert not result.not_traced
     if result.stop_reason is StopReason.NOT_SUPPORTED_LIMIT:
         assert [it.verdict for it in iterations[-q:]] == [Verdict.NOT_FULLY_SUPPORTED] * q
 
@@ -122,6 +132,35 @@ def test_traversal_properties(case: tuple[DAG, str], seed: int, q: int) -> None:
     # Carried roots are never re-read.
     for it in iterations:
         assert not set(it.carried_roots) & set(it.checked)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(layered_dags(), st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=3))
+def test_a_verifier_that_keeps_untraced_claims_inconclusive_changes_only_that_case(
+    case: tuple[DAG, str], seed: int, q: int
+) -> None:
+    """Same answers, same trail; only a claim that runs out of nodes after an Inconclusive verdict
+    ends differently: Inconclusive, not traced to the source, with no root in its trail."""
+    dag, terminal = case
+    paper, _ = run(dag, terminal, seed, q)
+    kept, _ = run(dag, terminal, seed, q, KeepsUntraced)
+    assert [it.checked for it in kept.iterations] == [it.checked for it in paper.iterations]
+    untraced = paper.stop_reason is StopReason.NO_CANDIDATES and paper.iterations[-1].verdict is Verdict.INCONCLUSIVE
+    event(f"untraced after Inconclusive: {untraced}")
+    assert kept.not_traced is untraced
+    if untraced:
+        assert kept.verdict is Verdict.INCONCLUSIVE and kept.error_stages == []
+        assert "Not traced to the source" in kept.reasoning
+        assert not any(dag.is_root(n) for it in kept.iterations for n in it.nodes_with_evidence)
+        assert paper.verdict is Verdict.NOT_FULLY_SUPPORTED and "not traced to the source" in paper.reasoning
+    else:
+        assert kept.model_dump() == paper.model_dump()
+
+
+def test_the_engine_records_which_rule_it_applied() -> None:
+    assert VeriTrail(RandomVerifier(0)).config.untraced_inconclusive is False
+    assert VeriTrail(KeepsUntraced(0)).config.untraced_inconclusive is True
+    assert VeriTrail(KeepsUntraced(0), TrailConfig(untraced_inconclusive=False)).config.untraced_inconclusive is False
 
 
 @settings(max_examples=100, deadline=None)

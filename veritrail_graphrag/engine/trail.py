@@ -84,6 +84,14 @@ class ClaimResult(BaseModel):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
+    def not_traced(self) -> bool:
+        """Inconclusive, and no node was left to check before any source text yielded evidence: the
+        paper's provenance (a trail down to the source) does not hold. Only a verifier that keeps
+        such claims Inconclusive (`KeepsUntracedInconclusive`) has them; reports show them apart."""
+        return self.verdict is Verdict.INCONCLUSIVE and self.stop_reason is StopReason.NO_CANDIDATES
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
     def nodes_read(self) -> int:
         """Distinct nodes split and shown to Evidence Selection for this claim."""
         return sum(len(it.checked) for it in self.iterations)

@@ -26,7 +26,18 @@ from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration,
 from veritrail_graphrag.engine.verdict_input import VerdictInput
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, TrailConfig, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, Prefilters, PromptLimited, Verifier
+from veritrail_graphrag.verifiers.base import (
+    AbstainsWithoutEvidence,
+    KeepsUntracedInconclusive,
+    Prefilters,
+    PromptLimited,
+    Verifier,
+)
+
+NOT_TRACED_NOTE = (
+    "Not traced to the source: no node is left to check and no source text yielded evidence, so the claim "
+    "stays Inconclusive (its verifier keeps such claims apart; the paper's rule would make it Not Fully Supported)."
+)
 
 _M = TypeVar("_M", bound=BaseModel)
 _T = TypeVar("_T")
@@ -61,6 +72,9 @@ class VeriTrail:
         config = config or TrailConfig()
         if config.max_prompt_chars is None and isinstance(verifier, PromptLimited):
             config = config.model_copy(update={"max_prompt_chars": verifier.max_prompt_chars})
+        if config.untraced_inconclusive is None:
+            keeps = isinstance(verifier, KeepsUntracedInconclusive) and verifier.keeps_untraced_inconclusive
+            config = config.model_copy(update={"untraced_inconclusive": keeps})
         self.config = config
 
     def verify(self, dag: DAG, claim: Claim, terminal: str | None = None) -> ClaimResult:
@@ -188,11 +202,10 @@ class _Trail:
             if to_check and set(to_check) == set(roots_with_evidence):
                 return self._finish(iterations, iteration.verdict, StopReason.ROOTS_REACHED)
             if not to_check:
-                # Support that leads nowhere was never traced to the source; a claim the verifier
-                # could not judge stays so.
-                final = (
-                    Verdict.INCONCLUSIVE if iteration.verdict is Verdict.INCONCLUSIVE else Verdict.NOT_FULLY_SUPPORTED
-                )
+                # The roots were never reached, or none yielded evidence: Not Fully Supported (the
+                # paper's rule), unless the verifier keeps its Inconclusive as "not traced".
+                kept = iteration.verdict is Verdict.INCONCLUSIVE and self.config.untraced_inconclusive
+                final = Verdict.INCONCLUSIVE if kept else Verdict.NOT_FULLY_SUPPORTED
                 return self._finish(iterations, final, StopReason.NO_CANDIDATES)
             if consecutive_nfs == self.config.q:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
@@ -356,18 +369,11 @@ class _Trail:
             self.dag.is_root,
         )
         if verdict is not latest.verdict:
-            # The interim verdicts found support, but only in intermediate outputs: said in full, so
-            # that "Fully Supported, Fully Supported" then Not Fully Supported does not read as a
-            # contradiction.
-            found_in = ", ".join(str(s) for s in stages or []) or "intermediate"
-            reasoning = (
-                f"The interim verdicts ({', '.join(it.verdict.value for it in iterations)}) found support only in "
-                f"intermediate outputs (stage {found_in}); the texts those were made from held none, so the "
-                "source was never reached: the claim is not traced to the source, and its error is placed at "
-                "the stage(s) nearest the source where support was found."
-            )
+            reasoning = self._untraced(iterations, stages)
             score = 0.0 if latest.score is not None else None
             gaps = []
+        elif reason is StopReason.NO_CANDIDATES and verdict is Verdict.INCONCLUSIVE:
+            reasoning = f"{reasoning} {NOT_TRACED_NOTE}".strip()
         return ClaimResult(
             claim=self.claim,
             terminal=self.terminal,
@@ -379,4 +385,29 @@ class _Trail:
             error_note=note,
             stop_reason=reason,
             iterations=iterations,
+        )
+
+    @staticmethod
+    def _untraced(iterations: list[Iteration], stages: list[int] | None) -> str:
+        """Why the final verdict is not the latest one: no node is left to check and no source text
+        yielded evidence. Said in full, so that "Fully Supported, Fully Supported" then Not Fully
+        Supported does not read as a contradiction."""
+        verdicts = ", ".join(it.verdict.value for it in iterations)
+        latest = iterations[-1]
+        if latest.verdict is Verdict.INCONCLUSIVE:
+            blamed = (
+                f"; its error is placed at the stage(s) where support was last found ({', '.join(map(str, stages))})"
+                if stages
+                else ""
+            )
+            return (
+                f"The interim verdicts ({verdicts}) end Inconclusive with no node left to check: no source text "
+                f"yielded evidence, so the claim is not traced to the source and is Not Fully Supported (the "
+                f"paper's rule){blamed}. The latest verdict's reasoning: {latest.reasoning}"
+            )
+        found_in = ", ".join(str(s) for s in stages or []) or "intermediate"
+        return (
+            f"The interim verdicts ({verdicts}) found support only in intermediate outputs (stage {found_in}); the "
+            "texts those were made from held none, so the source was never reached: the claim is not traced to the "
+            "source, and its error is placed at the stage(s) nearest the source where support was found."
         )

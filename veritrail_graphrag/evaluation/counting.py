@@ -7,7 +7,7 @@ after the run; any other verifier reports none.
 
 The wrapper keeps the inner verifier's optional capabilities (`counting`): without them the engine
 would run another verifier than the one a user audits with (no prefilter, no abstaining when no
-evidence is selected), and `veritrail eval` would measure that one.
+evidence is selected, no untraced claim kept Inconclusive), and `veritrail eval` would measure that one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ from functools import cache
 from typing import cast
 
 from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
-from veritrail_graphrag.verifiers.base import AbstainsWithoutEvidence, Estimates, Prefilters, PromptLimited, Verifier
+from veritrail_graphrag.verifiers.base import (
+    AbstainsWithoutEvidence,
+    Estimates,
+    KeepsUntracedInconclusive,
+    Prefilters,
+    PromptLimited,
+    Verifier,
+)
 from veritrail_graphrag.verifiers.capabilities import MetersUsage, close, usage_report
 
 
@@ -71,8 +78,15 @@ class _Estimates(CountingVerifier):
         return cast(Estimates, self.inner).estimate_note
 
 
+class _KeepsUntraced(CountingVerifier):
+    @property
+    def keeps_untraced_inconclusive(self) -> bool:
+        return cast(KeepsUntracedInconclusive, self.inner).keeps_untraced_inconclusive
+
+
 _CAPABILITIES: tuple[tuple[type, type[CountingVerifier]], ...] = (
     (AbstainsWithoutEvidence, _Abstains),
+    (KeepsUntracedInconclusive, _KeepsUntraced),
     (Prefilters, _Prefilters),
     (PromptLimited, _PromptLimited),
     (Estimates, _Estimates),

@@ -58,6 +58,24 @@ class AbstainsWithoutEvidence(Protocol):
 
 
 @runtime_checkable
+class KeepsUntracedInconclusive(Protocol):
+    """A verifier whose Inconclusive verdict stands when the traversal runs out of nodes before any
+    source text (root) yielded evidence.
+
+    The paper's stop rule makes such a claim Not Fully Supported: no node left to check means the
+    roots were never reached or none of them yielded evidence. That suits a verifier whose
+    Inconclusive means conflicting evidence. A verifier that abstains on what it cannot check (an
+    interpretation, a paraphrase: see `AbstainsWithoutEvidence`) would flag every such claim; with
+    this capability (`keeps_untraced_inconclusive` true) the claim stays Inconclusive, as its own
+    case, "not traced to the source" (`ClaimResult.not_traced`): the reports show it apart, since
+    the paper's provenance (a trail down to the source) does not hold for it. The engine records
+    the rule it applied in its config (`TrailConfig.untraced_inconclusive`)."""
+
+    @property
+    def keeps_untraced_inconclusive(self) -> bool: ...
+
+
+@runtime_checkable
 class Prefilters(Protocol):
     """A verifier that leaves out, before Evidence Selection and without a model call, the
     sentences of a node that cannot be evidence for a claim: its prompts get shorter, and the trail

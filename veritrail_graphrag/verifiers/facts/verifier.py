@@ -83,6 +83,10 @@ class FactsVerifier(LexicalVerifier):
         "offline verdicts are an estimate: they check the claim's names, numbers and negations in "
         "its evidence, not its reasoning or wording; abstractive claims need --verifier llm"
     )
+    keeps_untraced_inconclusive = True
+    """Its Inconclusive says "nothing checkable is wrong, nothing checkable confirms it" (an
+    interpretation, a paraphrase), which running out of nodes does not change: such claims stay
+    Inconclusive, "not traced to the source", rather than flagged (`KeepsUntracedInconclusive`)."""
 
     def __init__(self, model: FactsModel | None = None, config: LexicalConfig | None = None) -> None:
         super().__init__(config)
