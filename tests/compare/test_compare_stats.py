@@ -76,3 +76,21 @@ def test_groups_pool_claims_so_each_run_weighs_by_its_claim_count() -> None:
     rates = {r.stage: r.rate for r in result.audits[0].stages}
     assert rates == {4: 0.25, 6: 0.75}  # not (1.0 + 0.0) / 2 per stage
     assert result.audits[0].claims == 40 and result.audits[0].nfs_rate == 0.5
+
+
+def test_claims_not_traced_to_the_source_are_counted_apart_and_not_in_the_nfs_rate() -> None:
+    from veritrail_graphrag.compare.render import render_markdown, tables
+
+    audit = _audit("a", {4: 2}, 2)
+    audit.claims += [
+        ClaimRow(id=f"u{i}", text=f"u {i}", terminal="t", verdict="Inconclusive", error_stages=[], not_traced=True)
+        for i in range(3)
+    ]
+    result = compare([audit, _audit("b", {4: 2}, 2)])
+    first = result.audits[0]
+    assert first.not_traced == 3 and first.verdicts["Inconclusive"] == 3 and first.nfs_rate == round(2 / 7, 4)
+    markdown = render_markdown(result, None)
+    assert "| 2/2/3 (3 not traced) |" in markdown
+    assert "counted in Inc, not in the NFS rate, the stage rates or --fail-on-regression" in markdown
+    cells = [cell for table in tables(result) for column in table.columns for cell in column.cells]
+    assert "2/2/3 (3 not traced)" in cells

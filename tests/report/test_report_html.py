@@ -10,6 +10,7 @@ browser, and the browser lives for this module only.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -151,6 +152,21 @@ def test_an_index_audit_ranks_its_terminals(browser: Any, index_audit: Path) -> 
     first.click()
     shown = page.eval_on_selector_all("#claims-list article header .muted", "spans => spans.map(s => s.textContent)")
     assert shown and set(shown) == {terminal}
+    assert errors == []
+
+
+def test_claims_not_traced_to_the_source_are_counted_badged_and_filtered(browser: Any, index_audit: Path) -> None:
+    summary = json.loads((index_audit.parent / "report.json").read_text())["summary"]
+    untraced = summary["not_traced"]
+    assert untraced > 0
+    page, errors = _open(browser, index_audit)
+    assert f"{summary['verdicts']['Inconclusive']} Inconclusive ({untraced} not traced to the source)" in " ".join(
+        page.text_content(".summary").split()
+    )
+    page.select_option("select[aria-label=verdict]", "not traced to the source")
+    page.wait_for_function(f"document.getElementById('count').textContent.startsWith('{untraced} of')")
+    headers = page.locator("#claims-list article header").all_text_contents()
+    assert headers and all("Inconclusive" in h and "not traced to the source" in h for h in headers)
     assert errors == []
 
 

@@ -61,7 +61,7 @@ def compare_command(
     """Compare finished audits: verdicts, error-stage rates with intervals, and what moved between them."""
     from veritrail_graphrag.compare.gate import regression  # scipy and matplotlib: only when comparing
     from veritrail_graphrag.compare.outputs import write_comparison
-    from veritrail_graphrag.compare.render import tables
+    from veritrail_graphrag.compare.render import tables, untraced_note
 
     loaded = _audits(list(audits or []), [x.strip() for x in labels.split(",")] if labels else [], group or [])
     if fail_on_regression and len(loaded) != 2:
@@ -71,6 +71,8 @@ def compare_command(
         stderr.print(f"[bold red]Warning:[/bold red] {escape(warning)}", highlight=False, soft_wrap=True)
     for table in tables(comparison, stdout.width):
         stdout.print(table)
+    if untraced_note(comparison):
+        stdout.print(untraced_note(comparison), highlight=False)
     stdout.print(f"Written: {', '.join(map(str, written))}", highlight=False, soft_wrap=True, markup=False)
     if fail_on_regression:
         old, new = comparison.audits

@@ -23,7 +23,7 @@ from veritrail_graphrag.errors import VeriTrailWarning
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Verdict
-from veritrail_graphrag.report.model import SHORT_REASON, AuditReport, flagged_first, stages_text
+from veritrail_graphrag.report.model import SHORT_REASON, AuditReport, count_note, flagged_first, stages_text
 
 if TYPE_CHECKING:  # the dry run's estimate comes with the LLM settings, loaded only when asked for
     from veritrail_graphrag.audit.dry_run import DryRun
@@ -101,7 +101,7 @@ def claims_table(
     for result in listed:
         table.add_row(
             f"[dim]{escape(result.claim.id)}[/dim] {escape(cut(result.claim.text))}",
-            f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]",
+            f"[{_STYLE[result.verdict]}]{result.verdict.value}[/]" + (" (not traced)" if result.not_traced else ""),
             stages_text(result),
             _trail_cell(result, stage_of),
         )
@@ -175,7 +175,7 @@ def print_audit(
     written, report.html first: the last lines on screen say where to look."""
     html = markdown_path.with_suffix(".html") if markdown_path else None
     stdout.print(claims_table(report, stage_of, rest_in=str(html or report_path)))
-    counts = ", ".join(f"{n} {v}" for v, n in report.summary.verdicts.items() if n)
+    counts = ", ".join(f"{n} {v}{count_note(report.summary, v)}" for v, n in report.summary.verdicts.items() if n)
     stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
     flagged = report.summary.verdicts.get(Verdict.NOT_FULLY_SUPPORTED.value, 0)
     several = " (a claim can name several stages)" if sum(report.summary.error_stages.values()) > flagged else ""

@@ -34,9 +34,12 @@ def gate(report: AuditReport, gates: GateOptions, seconds: float) -> None:
         stdout.print(f"JUnit XML: {gates.junit_xml}", highlight=False, soft_wrap=True, markup=False)
     exceeded: list[str] = []
     if gates.max_unsupported_rate is not None or gates.max_stage_rate:
-        from veritrail_graphrag.compare.gate import exceeded_thresholds  # scipy.stats: only to gate on a rate
+        from veritrail_graphrag.compare.gate import exceeded_thresholds, untraced_note  # scipy: only for a rate
 
         exceeded = exceeded_thresholds(report.results, gates.max_unsupported_rate, gates.stage_rates())
+        note = untraced_note(report.results)
+        if note is not None:
+            stderr.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
     for line in exceeded:
         stderr.print(f"[red]Gate:[/red] {escape(line)}", highlight=False, soft_wrap=True)
     if report.failed:

@@ -37,6 +37,7 @@ class ClaimRow(BaseModel):
     verdict: Verdict
     error_stages: list[int] | None = Field(description="None: flagged but no stage could be named")
     nodes_read: int = 0
+    not_traced: bool = Field(default=False, description="Inconclusive, not traced to the source")
 
     @property
     def flagged(self) -> bool:
@@ -113,6 +114,7 @@ def load_audit(path: Path, label: str | None = None) -> Audit:
                 verdict=record.verdict,
                 error_stages=record.error_stages,
                 nodes_read=record.nodes_read,
+                not_traced=record.not_traced,
             )
             for record in records
         ],

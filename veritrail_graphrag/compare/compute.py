@@ -32,6 +32,7 @@ class AuditStats(BaseModel):
     claims: int = Field(description="claims with a verdict")
     failed: int
     verdicts: dict[str, int]
+    not_traced: int = Field(default=0, description="Inconclusive claims not traced to the source (among the verdicts')")
     nfs_rate: float | None
     stages: list[StageRate]
     flagged_with_stage: int
@@ -93,6 +94,7 @@ def _audit_stats(audit: Audit, stages: list[int], resamples: int, seed: int) -> 
         claims=len(audit.claims),
         failed=audit.failed,
         verdicts={v.value: verdicts.get(v, 0) for v in Verdict},
+        not_traced=sum(c.not_traced for c in audit.claims),
         nfs_rate=_number(flagged / len(audit.claims)) if audit.claims else None,
         stages=[
             StageRate(stage=s, flagged=int(matrix[:, i].sum()), rate=_number(rates[i]), low=_number(low[i]),

@@ -50,6 +50,20 @@ def exceeded_thresholds(
     return lines
 
 
+def untraced_note(results: Sequence[ClaimResult]) -> str | None:
+    """How the rate gates treat Inconclusive claims not traced to the source: not as unsupported
+    (nothing was found wrong in them), which a user gating on a rate must be told, since the
+    paper's rule would have flagged them. None when there are none."""
+    count = sum(r.not_traced for r in results)
+    if not count:
+        return None
+    return (
+        f"the rate gates count Not Fully Supported claims only: {share(count, len(results))} are Inconclusive "
+        "and not traced to the source (no source text yielded evidence), and are not counted; "
+        "--fail-on-unsupported fails on them"
+    )
+
+
 def regression(pair: PairStats, old: AuditStats, new: AuditStats) -> str | None:
     """The line that fails `compare --fail-on-regression`, or None. It names the stage(s) whose
     share of claims rose most: where to look first (a claim may name several stages)."""

@@ -9,6 +9,17 @@ from veritrail_graphrag.compare.compute import AuditStats, ClaimChange, Comparis
 LISTED = 50
 
 
+def untraced_note(comparison: Comparison) -> str:
+    """How the counts treat claims not traced to the source, when an audit has any."""
+    if not any(audit.not_traced for audit in comparison.audits):
+        return ""
+    return (
+        "Not traced: Inconclusive claims that no source text yielded evidence for (their verifier keeps them "
+        "Inconclusive where the paper's rule ends them Not Fully Supported); counted in Inc, not in the NFS rate, "
+        "the stage rates or --fail-on-regression."
+    )
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
@@ -39,6 +50,7 @@ def _audit_rows(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     for audit in comparison.audits:
         v = audit.verdicts
         counts = f"{v['Fully Supported']}/{v['Not Fully Supported']}/{v['Inconclusive']}"
+        counts += f" ({audit.not_traced} not traced)" if audit.not_traced else ""
         failed = f" (+{audit.failed} failed)" if audit.failed else ""
         calls = f"{audit.calls + audit.cached_calls} ({_pct(audit.reused)})" if audit.calls or audit.cached_calls else "0"
         rows.append(
@@ -122,6 +134,8 @@ def render_markdown(comparison: Comparison, chart: str | None) -> str:
     lines += _md_table(*_audit_rows(comparison))
     lines += ["", "Stage rates: share of Not Fully Supported claims with a named stage that name it (a claim may",
               "name several). Intervals: 95% percentile bootstrap over claims, 1,000 resamples, seeded.", ""]  # fmt: skip
+    if untraced_note(comparison):
+        lines += [untraced_note(comparison), ""]
     if chart:
         lines += [f"![error-stage rates]({chart})", ""]
     lines += ["## Pairs", ""]

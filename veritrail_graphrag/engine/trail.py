@@ -18,6 +18,13 @@ class StopReason(StrEnum):
     NOT_SUPPORTED_LIMIT = "q_reached"
 
 
+def untraced(verdict: Verdict, stop_reason: StopReason) -> bool:
+    """Inconclusive with no node left to check, so no source text yielded evidence: "not traced
+    to the source". Only a verifier that keeps such claims Inconclusive has them (the paper's rule
+    ends them Not Fully Supported: `KeepsUntracedInconclusive`)."""
+    return verdict is Verdict.INCONCLUSIVE and stop_reason is StopReason.NO_CANDIDATES
+
+
 class BatchRecord(BaseModel):
     """One Evidence Selection prompt: which sentences it showed and what came back."""
 
@@ -85,10 +92,9 @@ class ClaimResult(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def not_traced(self) -> bool:
-        """Inconclusive, and no node was left to check before any source text yielded evidence: the
-        paper's provenance (a trail down to the source) does not hold. Only a verifier that keeps
-        such claims Inconclusive (`KeepsUntracedInconclusive`) has them; reports show them apart."""
-        return self.verdict is Verdict.INCONCLUSIVE and self.stop_reason is StopReason.NO_CANDIDATES
+        """Inconclusive and not traced to the source (`untraced`): the paper's provenance, a trail
+        down to the source, does not hold for it, so reports show it apart."""
+        return untraced(self.verdict, self.stop_reason)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -373,7 +373,7 @@ class _Trail:
             score = 0.0 if latest.score is not None else None
             gaps = []
         elif reason is StopReason.NO_CANDIDATES and verdict is Verdict.INCONCLUSIVE:
-            reasoning = f"{reasoning} {NOT_TRACED_NOTE}".strip()
+            reasoning = f"{reasoning.rstrip(' .')}. {NOT_TRACED_NOTE}" if reasoning.strip() else NOT_TRACED_NOTE
         return ClaimResult(
             claim=self.claim,
             terminal=self.terminal,

@@ -4,7 +4,8 @@ flagged claims show up where failing tests do.
 
 A claim is a test case: class name its terminal (the output it is from), name its id. Not Fully
 Supported is a <failure> whose message names the error stage(s) as the report writes them and
-the verdict's reasoning; Inconclusive is <skipped> (nothing found wrong, nothing shown either); a
+the verdict's reasoning; Inconclusive is <skipped> (nothing found wrong, nothing shown either), its
+message saying when it is not traced to the source (no source text yielded evidence); a
 claim the verifier could not judge is an <error>, as a test that could not run. Each case's
 <system-out> is the claim's text, so a CI page shows what was checked without the report. Claims
 are not timed one by one: a case's time is 0, the suite's is the audit's wall time.
@@ -19,7 +20,7 @@ from pathlib import Path
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.files import atomic_write_bytes
 from veritrail_graphrag.models import Verdict
-from veritrail_graphrag.report.model import AuditReport, stages_text
+from veritrail_graphrag.report.model import AuditReport, stages_text, verdict_text
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -41,7 +42,7 @@ def _case(suite: ET.Element, terminal: str, claim_id: str, outcome: ET.Element |
 def _outcome(result: ClaimResult) -> ET.Element | None:
     reasoning = _text(result.reasoning)
     if result.verdict is Verdict.INCONCLUSIVE:
-        return ET.Element("skipped", message=f"Inconclusive: {reasoning}")
+        return ET.Element("skipped", message=f"{verdict_text(result)}: {reasoning}")
     if result.verdict is not Verdict.NOT_FULLY_SUPPORTED:
         return None
     stages = stages_text(result)

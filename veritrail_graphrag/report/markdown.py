@@ -15,8 +15,10 @@ from veritrail_graphrag.report.model import (
     TABLE_REASON,
     AuditReport,
     SkippedSentence,
+    count_note,
     flagged_first,
     stages_text,
+    verdict_text,
 )
 
 MD_LIMIT = 200
@@ -36,7 +38,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
         *(f"> Note: {note}\n" for note in [report.verifier_note, *report.dag_metadata.get("notes", [])] if note),
         "| verdict | claims |",
         "|---|---|",
-        *(f"| {v} | {n} |" for v, n in s.verdicts.items()),
+        *(f"| {v} | {n}{count_note(s, v)} |" for v, n in s.verdicts.items()),
         "",
         f"Nodes read: {s.nodes_read} of {s.nodes_in_dag} ({s.mean_nodes_read_per_claim} per claim on average).",
         "",
@@ -64,7 +66,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
         ]
     for r in unsupported[:limit]:
         lines += [
-            f"### `{r.claim.id}`: {r.verdict.value}",
+            f"### `{r.claim.id}`: {verdict_text(r)}",
             "",
             f"> {r.claim.text}",
             "",

@@ -63,6 +63,9 @@ class ClaimFailure(BaseModel):
     error: str
 
 
+NOT_TRACED = "not traced to the source"
+"""How reports name an Inconclusive claim that no source text yielded evidence for (`ClaimResult.not_traced`)."""
+
 MIN_CLAIM_WORDS = 3
 HEADING_REASON = "a heading"
 TABLE_REASON = "a table row"
@@ -82,6 +85,11 @@ class Summary(BaseModel):
     claims: int
     failed: int = Field(default=0, description="claims that could not be verified (see `failed`)")
     verdicts: dict[str, int]
+    not_traced: int = Field(
+        default=0,
+        description=f"Inconclusive claims {NOT_TRACED} (counted among the Inconclusive): no source text yielded "
+        "evidence; the verifier keeps them Inconclusive where the paper's rule ends them Not Fully Supported",
+    )
     error_stages: dict[str, int] = Field(description="Not Fully Supported claims naming each stage")
     unlocalized: int = Field(description="Not Fully Supported claims for which no stage can be named")
     nodes_in_dag: int
@@ -276,6 +284,7 @@ def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) ->
         claims=len(results) + failed,
         failed=failed,
         verdicts={v.value: verdicts.get(v.value, 0) for v in Verdict},
+        not_traced=sum(r.not_traced for r in results),
         error_stages=dict(sorted(stages.items(), key=lambda kv: int(kv[0]))),
         unlocalized=unlocalized,
         nodes_in_dag=nodes_in_dag,
@@ -292,6 +301,19 @@ def flagged_first(results: list[ClaimResult]) -> list[ClaimResult]:
     """Not Fully Supported, then Inconclusive, then Fully Supported, each in claim order: the
     order in which capped listings (report.md, the terminal) show claims."""
     return sorted(results, key=lambda r: _FLAGGED_ORDER[r.verdict])
+
+
+def verdict_text(result: ClaimResult) -> str:
+    """The verdict as reports write it: an Inconclusive claim not traced to the source says so."""
+    return f"{result.verdict.value}, {NOT_TRACED}" if result.not_traced else result.verdict.value
+
+
+def count_note(summary: Summary, verdict: str) -> str:
+    """What reports add to a verdict's count: ` (1044 not traced to the source)` beside the
+    Inconclusive, when some were not traced."""
+    if verdict != Verdict.INCONCLUSIVE.value or not summary.not_traced:
+        return ""
+    return f" ({summary.not_traced} {NOT_TRACED})"
 
 
 def stages_text(result: ClaimResult) -> str:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.dag import DAG, Node
-from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
+from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason, untraced
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, SupportGap, Verdict
 
 ID_KEYS = ("id", "human_readable_id", "community", "title", "row")
@@ -149,6 +149,10 @@ class ClaimRecord(BaseModel):
     gaps: list[SupportGap] | None = Field(
         default=None, description="None: the last iteration's, which they usually are"
     )
+
+    @property
+    def not_traced(self) -> bool:
+        return untraced(self.verdict, self.stop_reason)
 
     def dump(self) -> bytes:
         """Compact JSON, fields at their defaults left out (`error_stages` has no default: its None

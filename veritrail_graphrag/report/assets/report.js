@@ -36,6 +36,9 @@
     return node;
   }
   const fmt = (n) => (n === null || n === undefined ? "?" : Number(n).toLocaleString("en-US"));
+  // Inconclusive with no node left to check: no source text yielded evidence (ClaimResult.not_traced).
+  const NOT_TRACED = "not traced to the source";
+  const notTraced = (r) => r.verdict === "Inconclusive" && r.stop_reason === "no_candidates";
   const badge = (verdict) => el("span", { class: "badge v-" + (VERDICT_CLASS[verdict] || "inc"), text: verdict });
   // A sentence is `<row>#<n>`: its node's row in the node table (or `<node id>#<n>`).
   const nodeOf = (sentenceId) => {
@@ -87,7 +90,8 @@
     const s = report.summary;
     const verdicts = el("div", { class: "verdicts" });
     for (const [verdict, n] of Object.entries(s.verdicts)) {
-      verdicts.append(el("span", { class: "t-" + VERDICT_CLASS[verdict] }, el("b", { text: fmt(n) }), " " + verdict));
+      const note = verdict === "Inconclusive" && s.not_traced ? ` (${fmt(s.not_traced)} ${NOT_TRACED})` : "";
+      verdicts.append(el("span", { class: "t-" + VERDICT_CLASS[verdict] }, el("b", { text: fmt(n) }), " " + verdict + note));
     }
     const usage = report.usage && report.usage.total;
     const cost = usage
@@ -249,7 +253,8 @@
     const details = el("details", { class: "trail" }, el("summary", { text: `Evidence trail (${r.iterations.length} iteration(s), ${r.nodes_read || 0} nodes read)` }));
     details.addEventListener("toggle", () => { if (details.open && details.children.length === 1) details.append(trail(r)); });
     return el("article", { class: `card v-border-${cls}`, id: "claim-" + r.claim.id },
-      el("header", {}, badge(r.verdict), stages ? el("span", { class: "t-nfs", text: "error stage " + stages }) : null,
+      el("header", {}, badge(r.verdict), notTraced(r) ? el("span", { class: "t-inc", text: NOT_TRACED }) : null,
+        stages ? el("span", { class: "t-nfs", text: "error stage " + stages }) : null,
         el("span", { class: "muted", text: r.terminal }),
         el("a", { class: "anchor", href: "#claim-" + encodeURIComponent(r.claim.id), text: "#" + r.claim.id })),
       claimText(r),
@@ -264,7 +269,8 @@
   const searchable = results.map((r) => (r.claim.id + "\n" + r.claim.text + "\n" + r.reasoning + "\n" + r.terminal).toLowerCase());
   const filters = {
     verdict: el("select", { "aria-label": "verdict" }, el("option", { value: "", text: "all verdicts" }),
-      ...Object.keys(VERDICT_CLASS).map((v) => el("option", { value: v, text: v }))),
+      ...Object.keys(VERDICT_CLASS).map((v) => el("option", { value: v, text: v })),
+      report.summary.not_traced ? el("option", { value: NOT_TRACED, text: "Inconclusive, " + NOT_TRACED }) : null),
     stage: el("select", { "aria-label": "error stage" }, el("option", { value: "", text: "all error stages" }),
       ...Object.keys(report.summary.error_stages || {}).map((s) => el("option", { value: s, text: "stage " + s })),
       report.summary.unlocalized ? el("option", { value: "unknown", text: "no stage named" }) : null),
@@ -279,7 +285,8 @@
   let rendered = 0;
 
   function matches(r, i, query) {
-    if (filters.verdict.value && r.verdict !== filters.verdict.value) return false;
+    const verdict = filters.verdict.value;
+    if (verdict && (verdict === NOT_TRACED ? !notTraced(r) : r.verdict !== verdict)) return false;
     if (filters.terminal.value && r.terminal !== filters.terminal.value) return false;
     const stage = filters.stage.value;
     if (stage) {
