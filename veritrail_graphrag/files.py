@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from veritrail_graphrag import interruption
 from veritrail_graphrag.errors import OutputError, VeriTrailError
 
 
@@ -41,14 +42,15 @@ def write_together(files: Sequence[tuple[Path, Content]]) -> None:
     pages and tables beside it are never from two runs, or half there.
 
     Every file is first written to a temp file beside it and fsynced; only then are they renamed
-    over their paths. A failure before the renames removes the temps and leaves the old files as
-    they were; a rename failing midway (which the checks before make unlikely) removes the files
+    over their paths. A failure before the renames (or a stop asked for: `interruption`) removes the
+    temps and leaves the old files as they were; a rename failing midway (which the checks before make unlikely) removes the files
     already renamed too, so what is left is never a mix. `OutputError` names the file and the OS
     error (no space left, permission denied, is a folder)."""
     temps: list[tuple[Path, Path]] = []
     current = files[0][0] if files else Path()
     try:
         for current, content in files:
+            interruption.check()  # a stop asked for while writing: nothing replaced, the checkpoint kept
             temps.append((_write_temp(current, content), current))
         placed: list[Path] = []
         try:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from veritrail_graphrag import interruption
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError, UsageError, excerpt, named, validation_problem
 from veritrail_graphrag.files import read_text
@@ -130,6 +131,7 @@ async def extract_claims(verifier: Verifier, dag: DAG, terminals: list[str], que
     as failures (named `sentence-N`), so the audit goes on and a re-run retries them."""
     found = ExtractedClaims([], {})
     for terminal in terminals:
+        interruption.check()  # an index audit splits hundreds of reports
         prefix = f"{terminal}/" if len(terminals) > 1 else ""
         if not isinstance(verifier, ClaimExtractor):
             claims, skipped = split_claims(dag, terminal)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from veritrail_graphrag import __version__
+from veritrail_graphrag import __version__, interruption
 from veritrail_graphrag.audit.checkpoint import Checkpoint, audit_key
 from veritrail_graphrag.audit.output_lock import OutputLock
 from veritrail_graphrag.citations import SentenceCitations
@@ -89,6 +89,7 @@ async def run_audit(
             verified = await engine.averify_many(dag, todo, terminal, on_result=finished, on_error=failed)
         finally:
             checkpoint.close()
+        interruption.check()  # what follows builds and writes the report: seconds for an index audit
         fresh = {r.claim.id: r for r in verified}
         results = [done.get(c.id) or fresh[c.id] for c in claims if c.id in done or c.id in fresh]
         if citations:

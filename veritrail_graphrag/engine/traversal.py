@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from veritrail_graphrag import event_loop
+from veritrail_graphrag import event_loop, interruption
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.batching import pack_nodes, ranges, shorten
 from veritrail_graphrag.engine.decomposition import DecompositionQueue
@@ -57,6 +57,7 @@ async def _all(calls: Iterable[Awaitable[_T]]) -> list[_T]:
             tasks = [group.create_task(_awaited(call)) for call in calls]
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from None
+    interruption.check()  # the claim resumes here; after a stop it must not go on to its next step
     return [task.result() for task in tasks]
 
 
@@ -95,6 +96,9 @@ class VeriTrail:
     ) -> list[ClaimResult]:
         """Verify claims concurrently; verifier calls of all claims share one concurrency limit.
 
+        `concurrency` workers take the claims in order, one at a time each, so claims finish (and
+        reach `on_result`, the checkpoint) from the start, and a stop has only the claims in hand
+        to end, not thousands waiting; a pool of worker processes would take claims the same way.
         `terminal` is one node for all claims, or a claim id -> node mapping (e.g. auditing many
         community reports at once). Results come back in the order of `claims`. Without `on_error`
         the first failing claim cancels the others; with it, a claim whose verifier failed is
@@ -112,20 +116,25 @@ class VeriTrail:
             start = dag.resolve_terminal(terminal)
             starts = {c.id: start for c in claims}
         semaphore = asyncio.Semaphore(self.config.concurrency)
+        waiting = iter(claims)
+        results: dict[str, ClaimResult] = {}
 
-        async def one(claim: Claim) -> ClaimResult | None:
-            try:
-                result = await _Trail(self, dag, claim, starts[claim.id], semaphore).run()
-            except VerifierError as exc:
-                if on_error is None:
-                    raise
-                on_error(claim, exc)
-                return None
-            if on_result is not None:
-                on_result(result)
-            return result
+        async def worker() -> None:
+            for claim in waiting:  # shared: each claim goes to the first worker free
+                interruption.check()  # no claim is started after a stop was asked for
+                try:
+                    result = await _Trail(self, dag, claim, starts[claim.id], semaphore).run()
+                except VerifierError as exc:
+                    if on_error is None:
+                        raise
+                    on_error(claim, exc)
+                    continue
+                results[claim.id] = result
+                if on_result is not None:
+                    on_result(result)
 
-        return [r for r in await _all(one(c) for c in claims) if r is not None]
+        await _all(worker() for _ in range(min(self.config.concurrency, len(claims))))
+        return [results[c.id] for c in claims if c.id in results]
 
 
 class _Trail:
@@ -148,8 +157,10 @@ class _Trail:
             f" on nodes {', '.join(map(repr, node_ids[:10]))}" if node_ids else ""
         )
         async with self.semaphore:
+            interruption.check()  # one claim can make thousands of calls: stop between any two
             try:
                 answer = await call()
+                interruption.check()
             except EndpointError:
                 raise
             except CLAIM_FAILURES as exc:
@@ -226,7 +237,7 @@ class _Trail:
     ) -> Iteration:
         carried = [n for n in to_check if n in roots_with_evidence]
         new = [n for n in to_check if n not in roots_with_evidence]
-        shown, skipped = self._prefiltered([self.dag.sentences(n) for n in new])
+        shown, skipped = self._prefiltered(self._read(new))
         evidence, records = await self._select(shown, reselection=False)
         for root in carried:
             for sentence in roots_with_evidence[root]:
@@ -287,6 +298,15 @@ class _Trail:
             score=result.score,
             gaps=result.gaps,
         )
+
+    def _read(self, nodes: list[str]) -> list[list[Sentence]]:
+        """The nodes' sentences. The first read of a node splits it: an iteration that reaches
+        hundreds of nodes takes seconds, so a requested stop is noticed between two."""
+        read = []
+        for node_id in nodes:
+            interruption.check()
+            read.append(self.dag.sentences(node_id))
+        return read
 
     def _prefiltered(self, nodes: list[list[Sentence]]) -> tuple[list[list[Sentence]], list[str]]:
         """(what Evidence Selection is shown of each node, the ranges of sentences left out), when

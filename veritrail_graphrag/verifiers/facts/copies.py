@@ -40,6 +40,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
 
+from veritrail_graphrag import interruption
 from veritrail_graphrag.verifiers.facts.relations import (
     POSSESSIVE,
     Span,
@@ -155,6 +156,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     absent = {term.position for term in assessment.absent}
     key_set = set(keys)
     for output in texts:
+        interruption.check()
         analyzed = analyze(output)
         theirs, negations, partners = written(output), analyzed.negations, _run_partners(analyzed, claim)
         for sentence in _sentences(output):

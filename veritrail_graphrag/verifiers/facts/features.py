@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from veritrail_graphrag import interruption
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
@@ -129,6 +130,7 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str]) -> set[str]:
     supposed: set[str] = set()
     asserted: set[str] = set()
     for text in texts:
+        interruption.check()
         for sentence in split_sentences(text):
             for clause in _CONDITIONAL.findall(sentence):
                 keys = {t.key for t in analyze(clause).terms}
@@ -184,9 +186,11 @@ def claim_facts(
     if not claim.terms:
         return None
     evidence = Evidence()
-    analyzed = [analyze(text) for text in evidence_texts]
-    for index, terms in enumerate(analyzed):
-        evidence.add(index, terms)
+    analyzed = []
+    for index, text in enumerate(evidence_texts):
+        interruption.check()  # a verdict over a few hundred excerpts takes seconds
+        analyzed.append(analyze(text))
+        evidence.add(index, analyzed[-1])
     assessment = assess(claim, evidence, config)
     spans = written(claim_text).spans
     partners = _run_partners(claim)

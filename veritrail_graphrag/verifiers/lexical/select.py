@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import bm25s
 
+from veritrail_graphrag import interruption
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.text import TextTerms, analyze, fuzzy_equal
@@ -44,6 +45,7 @@ def _selected_indices(queries: Sequence[list[str]], sentences: Sequence[TextTerm
     key_sets = [s.key_set for s in sentences]
     chosen: set[int] = set()
     for query in queries:
+        interruption.check()
         known = [key for key in query if key in index.vocab_dict]
         if not known:
             continue
@@ -76,7 +78,11 @@ def select_sentences(claim: Claim, sentences: Sequence[Sentence], config: Lexica
     if not sentences:
         return EvidenceSelection()
     queries = [q for q in (_query(text) for text in (claim.text, *claim.sub_claims)) if q]
-    chosen = _selected_indices(queries, [analyze(s.text) for s in sentences], config)
+    analyzed = []
+    for sentence in sentences:
+        interruption.check()  # a batch of long sentences takes seconds
+        analyzed.append(analyze(sentence.text))
+    chosen = _selected_indices(queries, analyzed, config)
     by_place = {(s.node_id, s.index): position for position, s in enumerate(sentences)}
     context: set[int] = set()
     for position in chosen:
