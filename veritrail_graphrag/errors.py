@@ -87,16 +87,21 @@ class VeriTrailWarning(UserWarning):
 
 
 class AuditInterrupted(KeyboardInterrupt):
-    """Ctrl-C during an audit, with how much of it is saved for the re-run."""
+    """Ctrl-C (or SIGTERM) during an audit, with how much of it is saved for the re-run."""
 
-    def __init__(self, saved: int, total: int) -> None:
+    def __init__(self, saved: int, total: int, message: str | None = None) -> None:
         if total:
             told = f"{saved} of {total} claims are saved in the checkpoint"
         else:
             told = "no claim was verified yet (model answers received so far are cached)"
-        super().__init__(f"interrupted: {told}; run the same command to resume")
+        super().__init__(message or f"interrupted: {told}; run the same command to resume")
         self.saved = saved
         self.total = total
+
+    @classmethod
+    def after_report(cls, report: Path) -> AuditInterrupted:
+        """Interrupted once the report was written: nothing is left to resume."""
+        return cls(0, 0, f"interrupted after the report was written: {report} is complete")
 
 
 class DagError(VeriTrailError):

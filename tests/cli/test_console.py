@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,24 @@ def test_a_huge_claim_is_cut_on_screen_and_kept_whole_in_the_report(
     lines = _printed(audited_sample, screen, report.model_copy(update={"results": results}))
     assert len(lines) < 80
     assert f"(+{len(huge) - console.TEXT_LIMIT:,} characters)" in " ".join(" ".join(lines).split())
+
+
+def test_without_a_terminal_progress_is_a_line_every_few_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI log shows no bar: one line per interval, with the rate and the time left."""
+    recorded = Console(record=True, width=200)
+    monkeypatch.setattr(console, "stderr", recorded)
+    with console.Shown("claims", interval=0.05, terminal=False) as shown:
+        shown.update(0, 3_362)
+        shown.update(120, 3_362)  # claims taken from a checkpoint come at once
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(recorded.export_text(clear=False).splitlines()) < 2:
+            time.sleep(0.01)
+    lines = recorded.export_text().splitlines()
+    assert lines[0] == "verifying claims: 120 of 3,362 done"
+    assert lines[1].startswith("verifying claims: 120 of 3,362 done, none finished in the last ")
+
+    shown = console.Shown("claims", terminal=False)
+    shown.update(120, 3_362)
+    assert shown.line(100.0) == "verifying claims: 120 of 3,362 done"  # the rate is measured from here
+    shown.update(240, 3_362)
+    assert shown.line(160.0) == "verifying claims: 240 of 3,362 done, 2 a second, about 26 min left"

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import TaskID
 
 from veritrail_graphrag import event_loop
 from veritrail_graphrag.adapters.graphrag import METHODS, search_method
@@ -70,19 +69,8 @@ def run_command(
     if flags.dry_run:
         _dry_run(target, flags, extract=claims is None, max_sentences_per_prompt=max_sentences_per_prompt)
         return
-    counts = [0, 0]  # claims saved in the checkpoint, of how many: what an interrupted audit tells
     started = time.monotonic()
-    with progress() as bar:
-        tasks: list[TaskID] = []
-
-        def advanced(done: int, total: int) -> None:
-            counts[:] = [done, total]
-            if total < 2:  # no bar for a single claim
-                return
-            if not tasks:
-                tasks.append(bar.add_task("claims", total=total))
-            bar.update(tasks[0], completed=done)
-
+    with progress() as shown:
         try:
             report = event_loop.run(
                 run_target(
@@ -90,15 +78,19 @@ def run_command(
                     flags.options(),
                     claims=claims,
                     report_path=report_path,
-                    on_progress=advanced,
+                    on_progress=shown.update,
                     max_sentences_per_prompt=max_sentences_per_prompt,
                 )
             )
-        except KeyboardInterrupt:
-            raise AuditInterrupted(*counts) from None
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the claims finished are in the checkpoint
+            raise AuditInterrupted(*shown.counts) from None
     markdown_path = None if report_path is not None else target.out_dir / "report.md"
-    print_audit(report, target.dag.stage, report_path or target.out_dir / "report.json", markdown_path)
-    gate(report, flags, time.monotonic() - started)
+    written = report_path or target.out_dir / "report.json"
+    try:
+        print_audit(report, target.dag.stage, written, markdown_path)
+        gate(report, flags, time.monotonic() - started)
+    except KeyboardInterrupt:
+        raise AuditInterrupted.after_report(written) from None
 
 
 @guarded

@@ -12,8 +12,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from veritrail_graphrag.cli.console import progress
 from veritrail_graphrag.cli.exit_codes import guarded
 from veritrail_graphrag.cli.options import EvalFlags, with_options
 from veritrail_graphrag.evaluation.catalog import BENCHMARKS
@@ -47,15 +47,10 @@ def eval_command(
     "always Fully Supported" and token-overlap reference points."""
     spec = flags.verifier_spec(None)
     data_dir = resolve_data_dir(data)
-    with Progress(
-        TextColumn(f"{benchmark} {split}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=stderr, transient=True,
-    ) as progress:  # fmt: skip
-        task = progress.add_task("items", total=None)
+    with progress(f"{benchmark} {split} items") as shown:
         report = run_eval(
             benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,
-            config=TrailConfig(decomposition_depth=flags.decomposition_depth),
-            progress=lambda done, total: progress.update(task, completed=done, total=total),
+            config=TrailConfig(decomposition_depth=flags.decomposition_depth), progress=shown.update,
         )  # fmt: skip
     for table in tables(report):
         stdout.print(table)
