@@ -9,8 +9,11 @@ passed off as a claim to retry.
 from __future__ import annotations
 
 import functools
+import signal
+import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import IntEnum
 from typing import ParamSpec, TypeVar
 
@@ -65,6 +68,21 @@ def exit_code(exc: BaseException) -> tuple[ExitCode, str]:
     )
 
 
+@contextmanager
+def _signals_ignored() -> Iterator[None]:
+    """Ctrl-C and SIGTERM ignored while an interrupted command says what it saved: they have
+    nothing left to stop. Only the main thread can set handlers; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+
+
 def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
     """Run a command so that whatever it raises ends with the right exit code (see `exit_code`)."""
 
@@ -80,7 +98,8 @@ def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
             if code is ExitCode.BUG:
                 stderr.print(traceback.format_exc(), highlight=False, markup=False, soft_wrap=True)
             if code is ExitCode.INTERRUPTED:
-                stderr.print(message, highlight=False, markup=False)
+                with _signals_ignored():  # a second Ctrl-C would cut the line and end through click's "Aborted!"
+                    stderr.print(message, highlight=False, markup=False)
                 raise typer.Exit(code=code) from None
             raise fail(message, code) from None
 
