@@ -148,7 +148,7 @@ def console_messages() -> Iterator[None]:
         logger.setLevel(level)
 
 
-PROGRESS_INTERVAL = 10.0
+PROGRESS_INTERVAL = 5.0
 """Seconds between two progress lines when stderr is not a terminal."""
 
 
