@@ -129,6 +129,11 @@ class PromptView:
         return self.blocks.get("claim", self.blocks.get("target", ""))
 
     @property
+    def paper(self) -> bool:
+        """Whether the prompt asks for the paper profile's answer (its steps' fields)."""
+        return '"overview"' in self.system or '"clarified_claim"' in self.system
+
+    @property
     def excerpts(self) -> list[str]:
         return [body for name, body in self.blocks.items() if name.startswith("excerpt")]
 
@@ -147,6 +152,8 @@ def overlap_oracle(view: PromptView, share: float = 0.6) -> Answer:
     Evidence: sentences sharing at least `share` of the claim's content words. Verdict: Fully
     Supported when every content word of the claim appears in the excerpts. Decomposition: split
     on " and ". Extraction: the target sentence itself, unless it is a heading or a question.
+    Evidence Selection and verdicts are answered in the shape the prompt asks for: the paper
+    profile's steps (`paper_answer`) or the compact fields.
     """
     words = content_words(view.claim)
     if view.task == "evidence selection":
@@ -156,6 +163,8 @@ def overlap_oracle(view: PromptView, share: float = 0.6) -> Answer:
             if words and len(words & content_words(text)) >= share * len(words)
         ]
         summary = " ".join(view.sentences[label] for label in picked)
+        if view.paper:
+            return paper_evidence(view, picked, summary)
         return {
             "sub_claims": [view.claim],
             "review": "lexical",
@@ -167,6 +176,8 @@ def overlap_oracle(view: PromptView, share: float = 0.6) -> Answer:
     if view.task == "verdict generation":
         seen = set().union(*(content_words(e) for e in view.excerpts)) if view.excerpts else set()
         verdict = "Fully Supported" if words and words <= seen else "Not Fully Supported"
+        if view.paper:
+            return paper_verdict(view, verdict, bool(words & seen))
         return {
             "interpretation": "literal",
             "relevant_evidence": "",
@@ -190,6 +201,40 @@ def overlap_oracle(view: PromptView, share: float = 0.6) -> Answer:
             "claims": [target] if keep else [],
         }
     raise AssertionError(f"unknown task in prompt: {view.task!r}")
+
+
+def paper_evidence(view: PromptView, picked: list[str], summary: str) -> dict[str, Any]:
+    """The paper profile's Evidence Selection answer for the oracle's selection: one test per
+    selected sentence (at most six), or the overview's "nothing relevant" exit."""
+    tests = [
+        {"sentences": label, "sub_claim": view.claim, "quote": view.sentences[label], "context_quote": "N/A",
+         "reading": "It states the sub-claim's words.", "strong": True}
+        for label in picked[:6]
+    ]  # fmt: skip
+    return {
+        "sub_claims": [view.claim],
+        "overview": "; ".join(f"{label} states it" for label in picked) or "No sentence bears on the claim.",
+        "relevant": bool(picked),
+        "tests": tests,
+        "selected": picked,
+        "context": [],
+        "summary": summary,
+        "gaps": "N/A",
+    }
+
+
+def paper_verdict(view: PromptView, verdict: str, relevant: bool) -> dict[str, Any]:
+    return {
+        "interpretation": "literal",
+        "clarified_claim": view.claim,
+        "relevant_sentences": " ".join(f"[{label}] {text}" for label, text in view.sentences.items()),
+        "relevant": relevant,
+        "conflicting_evidence": "none",
+        "debatable_evidence": "none",
+        "clear_evidence": ", ".join(view.sentences),
+        "reasoning": f"words covered: {verdict}",
+        "verdict": verdict,
+    }
 
 
 def default_responder(request: dict[str, Any]) -> Answer:

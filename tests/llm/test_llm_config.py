@@ -271,5 +271,8 @@ def test_the_prompt_limit_comes_from_the_setting_a_local_window_or_the_default()
     from veritrail_graphrag.llm.config import DEFAULT_MAX_INPUT_TOKENS, LONGEST_ANSWER_TOKENS, LLMConfig
 
     assert LLMConfig(model="m").input_limit == DEFAULT_MAX_INPUT_TOKENS
-    assert LLMConfig(model="m", local_model="x.gguf", local_context=8192).input_limit == 8192 - LONGEST_ANSWER_TOKENS
+    local = LLMConfig(model="m", local_model="x.gguf", local_context=8192)
+    assert local.prompt_profile == "compact" and local.input_limit == 8192 - LONGEST_ANSWER_TOKENS["compact"]
+    paper = local.model_copy(update={"prompts": "paper"})  # its answers are longer: more room held back
+    assert paper.input_limit == 8192 - LONGEST_ANSWER_TOKENS["paper"]
     assert LLMConfig(model="m", local_model="x.gguf", max_input_tokens=3000).input_limit == 3000

@@ -5,7 +5,7 @@ tokens the endpoint served from its cache reach the audit's usage."""
 from __future__ import annotations
 
 import asyncio
-from itertools import pairwise
+from itertools import combinations
 
 from fake_openai import FakeOpenAI
 
@@ -36,7 +36,7 @@ class NoSleep:
         await asyncio.sleep(0)
 
 
-async def test_consecutive_evidence_calls_over_one_batch_share_their_prefix(fake_openai: FakeOpenAI) -> None:
+async def test_evidence_calls_of_two_claims_over_one_batch_share_their_prefix(fake_openai: FakeOpenAI) -> None:
     fake_openai.prompt_cache = True
     config = LLMConfig(model="gpt-4o", base_url=fake_openai.url, api_key="k", timeout=5.0)
     v = LLMVerifier(config, client=LLMClient(config, sleep=NoSleep()))
@@ -44,8 +44,10 @@ async def test_consecutive_evidence_calls_over_one_batch_share_their_prefix(fake
 
     asked = [(r.body["messages"], view) for r, view in zip(fake_openai.requests, fake_openai.views(), strict=True)]
     evidence = [(messages, view) for messages, view in asked if view.task == "evidence selection"]
-    (first, a), (second, b) = next(pair for pair in pairwise(evidence) if pair[0][1].excerpts == pair[1][1].excerpts)
-    assert a.claim != b.claim and first[0] == second[0]  # two claims, the same instructions and batch
+    (first, a), (second, b) = next(
+        (x, y) for x, y in combinations(evidence, 2) if x[1].excerpts == y[1].excerpts and x[1].claim != y[1].claim
+    )
+    assert first[0] == second[0]  # two claims, the same instructions and batch
     one, two = first[1]["content"], second[1]["content"]
     shared = one.index("The claim:")
     assert one[:shared] == two[:shared] and "[S1] Oradell exports copper to Veltria." in one[:shared]

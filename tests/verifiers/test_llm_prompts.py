@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from veritrail_graphrag.llm.config import LONGEST_ANSWER_TOKENS
+import pytest
+
+from veritrail_graphrag.llm.config import LONGEST_ANSWER_TOKENS, PromptProfile
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.structured import Rung, response_format_for
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig
@@ -69,12 +71,16 @@ def test_every_string_and_list_of_an_answer_is_bounded_and_max_tokens_covers_the
     assert evidence["selected"]["maxItems"] == evidence["context"]["maxItems"] == 7
 
 
-def test_a_local_window_holds_back_room_for_the_longest_answer() -> None:
-    """`llm/config.py` may not import the verifier's schemas (layering), so this ties its constant
-    to them: at the default prompt size no bounded answer needs more than the room held back."""
+@pytest.mark.parametrize("profile", list(PromptProfile))
+def test_a_local_window_holds_back_room_for_the_longest_answer(profile: PromptProfile) -> None:
+    """`llm/config.py` may not import the verifier's schemas (layering), so this ties its constants
+    to them: at the default prompt size no bounded answer needs more than the room held back, and
+    the paper profile's answers stay within 4,096 tokens, the smallest answer limit of current
+    hosted models."""
     labels = TrailConfig().max_sentences_per_prompt
-    longest = max(max_tokens_for(answer_schema(kind, labels=labels)) for kind in ANSWER_MODELS)
-    assert longest <= LONGEST_ANSWER_TOKENS
+    longest = max(max_tokens_for(answer_schema(kind, labels=labels, profile=profile)) for kind in ANSWER_MODELS)
+    assert longest <= LONGEST_ANSWER_TOKENS[profile] <= 4_096
+    assert LONGEST_ANSWER_TOKENS[profile] - longest < 200  # and no more than it needs
 
 
 def test_evidence_prompts_bound_the_labels_to_those_shown() -> None:

@@ -14,6 +14,7 @@ from veritrail_graphrag.llm.cache import MemoryCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, Verdict
+from veritrail_graphrag.verifiers.llm.schemas import PaperVerdictAnswer
 from veritrail_graphrag.verifiers.llm.verifier import NO_SUMMARY, LLMVerifier
 
 pytest_plugins = ["fake_openai"]
@@ -93,7 +94,7 @@ async def test_a_repair_turn_asks_for_the_missing_field_only(fake_openai: FakeOp
     assert "no JSON 'verdict' field" in ask and 'holding only "verdict"' in ask
     schema = repair["response_format"]["json_schema"]["schema"]
     assert list(schema["properties"]) == schema["required"] == ["verdict"]
-    assert len(first["response_format"]["json_schema"]["schema"]["properties"]) == 7
+    assert len(first["response_format"]["json_schema"]["schema"]["properties"]) == len(PaperVerdictAnswer.model_fields)
     usage = v.usage.total()
     assert (usage.calls, usage.repair_calls, usage.unparsed_answers) == (2, 1, 1)
 

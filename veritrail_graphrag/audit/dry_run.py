@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from veritrail_graphrag.audit.claims import sentence_claims
 from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import ModelPrice
 from veritrail_graphrag.models import TrailConfig
@@ -47,6 +48,7 @@ def plan(
     extract: bool,
     samples: int = 1,
     prices: dict[str, ModelPrice] | None = None,
+    profile: PromptProfile = PromptProfile.COMPACT,
 ) -> DryRun:
     """Count calls per kind for both bounds; splitting upstream nodes is the only work done."""
     lower: dict[CallKind, CallVolume] = {}
@@ -86,6 +88,6 @@ def plan(
         claims=claims,
         nodes_in_dag=len(dag),
         nodes_upstream=len(upstream_all),
-        lower=estimate_cost(lower, model, samples=samples, prices=prices),
-        upper=estimate_cost(upper, model, samples=samples, prices=prices),
+        lower=estimate_cost(lower, model, samples=samples, prices=prices, profile=profile),
+        upper=estimate_cost(upper, model, samples=samples, prices=prices, profile=profile),
     )

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from veritrail_graphrag.adapters.graphrag import METHODS
 from veritrail_graphrag.audit.project_llm import project_endpoint
 from veritrail_graphrag.errors import UsageError, validation_problem
+from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.models import TrailConfig
 from veritrail_graphrag.report.markdown import MD_LIMIT
 from veritrail_graphrag.verifiers.registry import (
@@ -75,6 +76,11 @@ class VerifierOptions(Options):
         "tiny model.",
         json_schema_extra={"metavar": "PATH.gguf|smollm2"},
     )
+    prompts: PromptProfile | None = Field(
+        None,
+        description="LLM: paper (the paper's prompt steps and recursive decomposition; default for a configured "
+        "endpoint) or compact (short answers a small model can write; default with --local-model).",
+    )
     samples: int = Field(1, ge=1, description="LLM: samples per Evidence Selection and verdict call.")
     min_agreement: int = Field(1, ge=1, description="LLM: samples that must agree (confidence scores).")
     prefilter: bool = Field(
@@ -94,6 +100,7 @@ class VerifierOptions(Options):
             "--provider": self.provider,
             "--api-version": self.api_version,
             "--local-model": self.local_model,
+            "--prompts": self.prompts,
             "--samples": self.samples if self.samples != 1 else None,
             "--min-agreement": self.min_agreement if self.min_agreement != 1 else None,
             "--prefilter": True if self.prefilter else None,
@@ -110,7 +117,7 @@ class VerifierOptions(Options):
         project = project_endpoint(root) if registration(self.verifier).model_options else None
         return VerifierSpec(
             name=self.verifier, root=root, project=project, model=self.model, base_url=self.base_url,
-            provider=self.provider, api_version=self.api_version, local_model=self.local_model,
+            provider=self.provider, api_version=self.api_version, local_model=self.local_model, prompts=self.prompts,
             concurrency=concurrency, samples=self.samples, min_agreement=self.min_agreement, prefilter=self.prefilter,
         )  # fmt: skip
 
@@ -119,11 +126,18 @@ class TraversalOptions(Options):
     """How far the engine goes for each claim: the audits and `veritrail eval` take these."""
 
     decomposition_depth: int | None = Field(
-        TrailConfig.model_fields["decomposition_depth"].default,
+        None,
         ge=1,
         description="Rounds of sub-claim decomposition: 1 splits each claim once, its parts are final; 20 "
-        "splits parts again until they stop changing (the paper's recursion, at most 20 calls a claim).",
+        "splits parts again until they stop changing (the paper's recursion, at most 20 calls a claim). "
+        "Default: 20 with the paper prompt profile, else 1.",
     )
+
+    def trail_config(self, prepared: PreparedVerifier, **settings: Any) -> TrailConfig:
+        """The traversal settings: the decomposition depth given, else the one the verifier's
+        prompts call for (the paper's recursion for its profile)."""
+        depth = self.decomposition_depth if self.decomposition_depth is not None else prepared.decomposition_depth
+        return TrailConfig(decomposition_depth=depth, **settings)
 
 
 class AuditOptions(TraversalOptions, VerifierOptions):
@@ -154,11 +168,8 @@ class AuditOptions(TraversalOptions, VerifierOptions):
         prepared = prepare_verifier(self.verifier_spec(root, self.concurrency))
         default = DEFAULT_CONCURRENCY if prepared.model_calls is not None else 1
         concurrency = self.concurrency or prepared.concurrency or default
-        config = TrailConfig(
-            q=self.q,
-            max_sentences_per_prompt=max_sentences_per_prompt,
-            concurrency=concurrency,
-            decomposition_depth=self.decomposition_depth,
+        config = self.trail_config(
+            prepared, q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency
         )
         return prepared, config
 

@@ -51,8 +51,9 @@ def _dry_run(target: AuditTarget, flags: AuditFlags, extract: bool, max_sentence
         stdout.print(f"--dry-run estimates model calls; the {flags.verifier} verifier makes none.", highlight=False)
         return
     estimate = plan(
-        target.dag, target.terminals, config, calls.model, extract=extract, samples=calls.samples, prices=calls.prices
-    )
+        target.dag, target.terminals, config, calls.model, extract=extract, samples=calls.samples, prices=calls.prices,
+        profile=calls.prompts,
+    )  # fmt: skip
     print_dry_run(estimate, calls.model)
 
 

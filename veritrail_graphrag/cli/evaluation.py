@@ -46,11 +46,12 @@ def eval_command(
     """Measure detection (and, on `planted`, error localization) on a benchmark split, next to the
     "always Fully Supported" and token-overlap reference points."""
     spec = flags.verifier_spec(None)
+    depth = flags.decomposition_depth
     data_dir = resolve_data_dir(data)
     with progress(f"{benchmark} {split} items") as shown:
         report = run_eval(
             benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,
-            config=TrailConfig(decomposition_depth=flags.decomposition_depth), progress=shown.update,
+            config=None if depth is None else TrailConfig(decomposition_depth=depth), progress=shown.update,
         )  # fmt: skip
     for table in tables(report):
         stdout.print(table)

@@ -56,8 +56,10 @@ def _command(
     data_dir: Path,
     out_dir: Path,
     config: TrailConfig,
+    default_depth: int | None,
 ) -> str:
-    """The command that repeats the run: the verifier's options given are part of it."""
+    """The command that repeats the run: the verifier's options given are part of it, and the
+    decomposition depth when it is not the one the verifier's prompts call for."""
     parts = ["veritrail eval", benchmark, f"--verifier {spec.name}", f"--split {split}"]
     defaults = VerifierSpec()
     for name in (*spec.llm_overrides(), "samples", "min_agreement", "prefilter"):
@@ -67,8 +69,8 @@ def _command(
             parts.append(flag if value is True else f"{flag} {value}")
     if limit is not None:
         parts.append(f"--limit {limit}")
-    if config.decomposition_depth != TrailConfig().decomposition_depth:
-        parts.append(f"--decomposition-depth {config.decomposition_depth}")
+    if config.decomposition_depth != default_depth:
+        parts.append(f"--decomposition-depth {config.decomposition_depth or config.max_decompositions}")
     parts += [f"--data {data_dir}", f"--out {out_dir}"]
     return " ".join(parts)
 
@@ -89,23 +91,24 @@ def run_eval(
     the report.
 
     `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`);
-    `config` the traversal (the decomposition depth)."""
-    config = config or TrailConfig()
+    `config` the traversal (default: the decomposition depth the verifier's prompts call for)."""
     try:
         chosen = Split(split)
     except ValueError:
         raise BenchmarkDataError(f"--split {split!r}: choose dev or test") from None
     loaded = load_benchmark(benchmark, data_dir)
     spec = (spec or VerifierSpec()).model_copy(update={"name": verifier})
+    prepared = prepare_verifier(spec)
+    config = config or TrailConfig(decomposition_depth=prepared.decomposition_depth)
     report = evaluate(
         loaded,
         verifier,
-        prepare_verifier(spec).build(),
+        prepared.build(),
         chosen,
         limit=limit,
         config=config,
         data_dir=data_dir,
-        command=_command(benchmark, spec, split, limit, data_dir, out_dir, config),
+        command=_command(benchmark, spec, split, limit, data_dir, out_dir, config, prepared.decomposition_depth),
         progress=progress,
     )
     json_path, markdown_path = report_paths(report, out_dir)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,9 +34,22 @@ _FALSE = frozenset({"false", "off", "no", "0"})
 # reads at least 32K tokens; smaller windows (Ollama's default, an 8K GGUF) need the setting.
 DEFAULT_MAX_INPUT_TOKENS = 32_000
 # Room held back for the answer in a local server's window, which holds prompt and answer: the
-# longest answer our bounded schemas allow is Evidence Selection's over 40 sentences (2,472 tokens).
-LONGEST_ANSWER_TOKENS = 2_500
+# longest answer the bounded schemas of each prompt profile allow, Evidence Selection's over 40
+# sentences (tests/verifiers/test_llm_prompts.py ties these to the schemas).
+LONGEST_ANSWER_TOKENS = {"compact": 2_500, "paper": 4_000}
 StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "text"]
+
+
+class PromptProfile(StrEnum):
+    """How the LLM verifier asks for Evidence Selection and verdicts.
+
+    `paper` follows the steps of the paper's appendix C (per-sentence tests, an overview with its
+    "nothing relevant" exit, the verdict's seven steps) and its recursive sub-claim decomposition:
+    what the paper measured, for a capable model. `compact` asks for the same decisions in a few
+    short fields: a small local model (SmolLM2-135M) writes them within its window and grammar."""
+
+    PAPER = "paper"
+    COMPACT = "compact"
 
 
 class LLMConfig(BaseModel):
@@ -64,6 +78,10 @@ class LLMConfig(BaseModel):
         default=None, description="a GGUF file served by llama-cpp-python for this run, or 'smollm2' (extra 'local')"
     )
     local_context: int = Field(default=8192, ge=512, description="n_ctx of the local model server")
+    prompts: PromptProfile | None = Field(
+        default=None,
+        description="prompt profile: paper (the paper's steps) or compact; default paper, compact for a local model",
+    )
     max_input_tokens: int | None = Field(
         default=None,
         ge=256,
@@ -104,8 +122,16 @@ class LLMConfig(BaseModel):
         if self.max_input_tokens is not None:
             return self.max_input_tokens
         if self.local_model is not None:
-            return self.local_context - LONGEST_ANSWER_TOKENS
+            return self.local_context - LONGEST_ANSWER_TOKENS[self.prompt_profile]
         return DEFAULT_MAX_INPUT_TOKENS
+
+    @property
+    def prompt_profile(self) -> PromptProfile:
+        """The profile set, else compact for a local model (a small model's window and grammar hold
+        its answers) and paper for any other endpoint (a capable model gets the paper's method)."""
+        if self.prompts is not None:
+            return self.prompts
+        return PromptProfile.COMPACT if self.local_model is not None else PromptProfile.PAPER
 
     @property
     def uses_structured_output(self) -> bool:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from veritrail_graphrag.endpoint_settings import EndpointSettings
 from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.llm.usage import ModelPrice
 from veritrail_graphrag.verifiers.base import Verifier
 
@@ -53,12 +54,13 @@ class VerifierSpec(BaseModel):
     api_version: str | None = None
     concurrency: int | None = None
     local_model: str | None = None
+    prompts: PromptProfile | None = None
     samples: int = Field(default=1, ge=1)
     min_agreement: int = Field(default=1, ge=1)
     prefilter: bool = False
 
     def llm_overrides(self) -> dict[str, object]:
-        fields = ("model", "base_url", "provider", "api_version", "concurrency", "local_model")
+        fields = ("model", "base_url", "provider", "api_version", "concurrency", "local_model", "prompts")
         return {name: getattr(self, name) for name in fields}
 
 
@@ -68,16 +70,20 @@ class ModelCalls(BaseModel):
     model: str
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     samples: int = 1
+    prompts: PromptProfile = PromptProfile.COMPACT
 
 
 @dataclass(frozen=True)
 class PreparedVerifier:
     """A spec with its settings read. `concurrency`: calls in flight the settings ask for (None:
-    the engine's default); `model_calls`: None when the verifier calls no model."""
+    the engine's default); `model_calls`: None when the verifier calls no model;
+    `decomposition_depth`: the rounds of sub-claim decomposition its prompts call for when the
+    run sets none (None: the paper's recursion)."""
 
     build: Callable[[], Verifier]
     concurrency: int | None = None
     model_calls: ModelCalls | None = None
+    decomposition_depth: int | None = 1
 
 
 def registration(name: str) -> Registration:

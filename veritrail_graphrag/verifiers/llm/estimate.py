@@ -12,16 +12,26 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
+from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import ModelPrice, estimate_tokens, price_for
-from veritrail_graphrag.verifiers.llm.prompts import SYSTEM_PROMPTS
+from veritrail_graphrag.verifiers.llm.profiles import PROFILES
 
-# Typical answer lengths (tokens) for our prompts: their reasoning fields dominate.
-EXPECTED_OUTPUT_TOKENS: dict[CallKind, int] = {
-    CallKind.CLAIM_EXTRACTION: 250,
-    CallKind.DECOMPOSITION: 120,
-    CallKind.EVIDENCE_SELECTION: 450,
-    CallKind.VERDICT: 650,
+# Typical answer lengths (tokens) for our prompts: their reasoning fields dominate. The paper
+# profile writes out its steps (per-sentence tests, the verdict's seven steps): about twice as long.
+EXPECTED_OUTPUT_TOKENS: dict[PromptProfile, dict[CallKind, int]] = {
+    PromptProfile.COMPACT: {
+        CallKind.CLAIM_EXTRACTION: 250,
+        CallKind.DECOMPOSITION: 120,
+        CallKind.EVIDENCE_SELECTION: 450,
+        CallKind.VERDICT: 650,
+    },
+    PromptProfile.PAPER: {
+        CallKind.CLAIM_EXTRACTION: 250,
+        CallKind.DECOMPOSITION: 120,
+        CallKind.EVIDENCE_SELECTION: 900,
+        CallKind.VERDICT: 1_100,
+    },
 }
 SAMPLED_KINDS = frozenset({CallKind.EVIDENCE_SELECTION, CallKind.VERDICT})
 _USER_SCAFFOLD_CHARS = 400
@@ -57,17 +67,19 @@ def estimate_cost(
     *,
     samples: int = 1,
     prices: Mapping[str, ModelPrice] | None = None,
+    profile: PromptProfile = PromptProfile.COMPACT,
 ) -> CostEstimate:
-    """Estimate tokens and cost; Evidence Selection and Verdict calls are multiplied by `samples`."""
+    """Estimate tokens and cost of `profile`'s prompts; Evidence Selection and Verdict calls are
+    multiplied by `samples`."""
     price = price_for(model, prices)
     kinds: list[KindEstimate] = []
     for raw_kind, volume in volumes.items():
         kind = CallKind(raw_kind)
         factor = samples if kind in SAMPLED_KINDS else 1
         calls = volume.calls * factor
-        overhead = estimate_tokens(len(SYSTEM_PROMPTS[kind]) + _USER_SCAFFOLD_CHARS)
+        overhead = estimate_tokens(len(PROFILES[profile].system_prompts[kind]) + _USER_SCAFFOLD_CHARS)
         input_tokens = calls * overhead + factor * estimate_tokens(volume.chars)
-        output_tokens = calls * EXPECTED_OUTPUT_TOKENS[kind]
+        output_tokens = calls * EXPECTED_OUTPUT_TOKENS[profile][kind]
         kinds.append(
             KindEstimate(
                 kind=kind,

@@ -26,6 +26,8 @@ from veritrail_graphrag.verifiers.llm.schemas import (
     ClaimExtractionAnswer,
     DecompositionAnswer,
     EvidenceAnswer,
+    PaperEvidenceAnswer,
+    PaperVerdictAnswer,
     VerdictAnswer,
 )
 
@@ -116,16 +118,31 @@ def parse_claim_extraction(text: str) -> list[str]:
     return list(dict.fromkeys(c.strip() for c in answer.claims if c.strip()))
 
 
-def parse_evidence(text: str) -> EvidenceAnswer:
-    """Labels stay as the model wrote them; `SentenceLabels.resolve` maps and filters them. A
-    selection without a summary is kept: the verifier quotes the selected sentences instead."""
+def _evidence_fields(text: str) -> dict[str, Any]:
     data = extract_json(text)
     if not isinstance(data, dict):
         data = _plain_fields(text)
     data = {**data, **{key: _as_list(data[key]) for key in ("selected", "context") if key in data}}
     if isinstance(data.get("sub_claims"), str):
         data["sub_claims"] = [data["sub_claims"]]
-    return _validate(EvidenceAnswer, data, CallKind.EVIDENCE_SELECTION)
+    return data
+
+
+def parse_evidence(text: str) -> EvidenceAnswer:
+    """Labels stay as the model wrote them; `SentenceLabels.resolve` maps and filters them. A
+    selection without a summary is kept: the verifier quotes the selected sentences instead."""
+    return _validate(EvidenceAnswer, _evidence_fields(text), CallKind.EVIDENCE_SELECTION)
+
+
+def parse_paper_evidence(text: str) -> PaperEvidenceAnswer:
+    """As `parse_evidence`; an answer that took the overview's exit (`relevant` false) selects
+    nothing, whatever it lists, and needs no selection to be read."""
+    data = _evidence_fields(text)
+    if data.get("relevant") is False:
+        data = {**data, "selected": [], "context": [], "summary": ""}
+    if not isinstance(data.get("tests", []), list):
+        data.pop("tests")
+    return _validate(PaperEvidenceAnswer, data, CallKind.EVIDENCE_SELECTION)
 
 
 def _plain_fields(text: str) -> dict[str, Any]:
@@ -136,27 +153,47 @@ def _plain_fields(text: str) -> dict[str, Any]:
     return fields
 
 
-def _without_verdict(data: dict[str, Any]) -> dict[str, Any]:
+_V = TypeVar("_V", VerdictAnswer, PaperVerdictAnswer)
+
+
+def _without_verdict(data: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
     """What a verdict answer said besides its unreadable verdict: kept while the verdict is asked again."""
-    return {k: v for k, v in data.items() if k in VerdictAnswer.model_fields and k != "verdict"}
+    return {k: v for k, v in data.items() if k in model.model_fields and k != "verdict"}
 
 
-def parse_verdict(text: str) -> VerdictAnswer:
-    data = extract_json(text)
-    data = data if isinstance(data, dict) else {}
+def _verdict(text: str, model: type[_V], data: dict[str, Any]) -> _V:
     if "verdict" in data:
         try:
             label = normalize_verdict(str(data["verdict"]))
         except AnswerParseError as exc:
-            raise AnswerParseError(str(exc), missing=["verdict"], kept=_without_verdict(data)) from None
-        return _validate(VerdictAnswer, {**data, "verdict": label.value}, CallKind.VERDICT)
+            raise AnswerParseError(str(exc), missing=["verdict"], kept=_without_verdict(data, model)) from None
+        return _validate(model, {**data, "verdict": label.value}, CallKind.VERDICT)
     lines = list(_VERDICT_LINE.finditer(text))
     if not lines:
         raise AnswerParseError(
             "verdict answer: no JSON 'verdict' field and no 'Verdict: ...' line",
             missing=["verdict"],
-            kept=_without_verdict(data),
+            kept=_without_verdict(data, model),
         )
     verdict = normalize_verdict(lines[-1]["label"])
     reasoning = text[: lines[-1].start()].strip()
-    return VerdictAnswer(reasoning=reasoning, verdict=verdict.value)
+    return model(reasoning=reasoning, verdict=verdict.value)
+
+
+def parse_verdict(text: str) -> VerdictAnswer:
+    data = extract_json(text)
+    return _verdict(text, VerdictAnswer, data if isinstance(data, dict) else {})
+
+
+NO_RELEVANT_SENTENCES = "No sentence of the excerpts bears on the claim."
+
+
+def parse_paper_verdict(text: str) -> PaperVerdictAnswer:
+    """As `parse_verdict`; an answer that took step 3's exit (`relevant` false) is Not Fully
+    Supported, whatever verdict it wrote: nothing in the excerpts bears on the claim."""
+    data = extract_json(text)
+    data = data if isinstance(data, dict) else {}
+    if data.get("relevant") is False:
+        reasoning = str(data.get("reasoning") or "").strip() or NO_RELEVANT_SENTENCES
+        data = {**data, "verdict": Verdict.NOT_FULLY_SUPPORTED.value, "reasoning": reasoning}
+    return _verdict(text, PaperVerdictAnswer, data)

@@ -1,4 +1,7 @@
-"""The four prompts, written for this project (see the paper's appendix C.2 for what each must do).
+"""The four prompts of the compact profile, written for this project (see the paper's appendix C.2
+for what each must do), and what every profile shares: the decomposition and claim-extraction
+prompts, the rule on languages, and how a prompt is put together (`paper_prompts.py` holds the
+paper profile's Evidence Selection and verdict; `profiles.py` picks them).
 
 Text that did not come from us (the claim, sentences, excerpts, the answer being audited) goes in
 data blocks (`veritrail_graphrag.llm.request`), which the system prompts declare material, never
@@ -17,11 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.request import DATA_RULE, ChatMessage, DataBlocks, Prompt
 from veritrail_graphrag.models import Claim, Excerpt
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
 from veritrail_graphrag.verifiers.llm.schemas import answer_schema, max_tokens_for
+
+LANGUAGE_RULE = (
+    "The excerpts may be written in another language than the claim (a report in English over "
+    "sources in Chinese, or the other way round). Judge them by what they mean, not by their "
+    "wording: a sentence that says the same thing in another language counts exactly as one in the "
+    "claim's language, and a sentence that shares the claim's names but says something else is no "
+    "support."
+)
+"""The method is language-agnostic: both profiles tell Evidence Selection and the verdict so."""
 
 DECOMPOSITION_SYSTEM = f"""Task: sub-claim decomposition.
 
@@ -93,6 +106,7 @@ sure it is right.
 "S3-S7". Citing the wrong sentence is worse than missing one.
 - Some selected sentences can only be understood together with another sentence (one that says \
 who "he" is, or which region a table row is about). List those other sentences as context.
+- {LANGUAGE_RULE}
 
 Method: first break the claim into the smallest independent sub-claims, leaving out vague \
 qualifiers such as "significant" or "extensive" that cannot be checked. Then go through the \
@@ -135,6 +149,7 @@ when it is not spelled out.
 - Treat the excerpts as complete. Do not argue that another document might settle the question: \
 if the excerpts support only part of the claim (one team where the claim says three), the claim \
 is not justified. Combining facts from several excerpts is allowed.
+- {LANGUAGE_RULE}
 
 Before deciding, work through these steps:
 1. Interpretation: list the plausible readings of the claim, pick the one most readers would \
@@ -170,16 +185,25 @@ SYSTEM_PROMPTS: dict[CallKind, str] = {
 }
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _prompt(kind: CallKind, blocks: DataBlocks, labels: int | None = None) -> Prompt:
-    schema = answer_schema(kind, labels=labels)
+def make_prompt(
+    kind: CallKind,
+    blocks: DataBlocks,
+    labels: int | None = None,
+    *,
+    system: str | None = None,
+    profile: PromptProfile = PromptProfile.COMPACT,
+) -> Prompt:
+    """The system prompt (this kind's compact one unless given), the data blocks, and the answer
+    schema of `profile` with its token cap."""
+    schema = answer_schema(kind, labels=labels, profile=profile)
     return Prompt(
         kind=kind,
         messages=(
-            ChatMessage(role="system", content=SYSTEM_PROMPTS[kind]),
+            ChatMessage(role="system", content=system or SYSTEM_PROMPTS[kind]),
             ChatMessage(role="user", content=blocks.render()),
         ),
         answer_schema=schema,
@@ -191,7 +215,7 @@ def decomposition_prompt(claim_text: str) -> Prompt:
     blocks = DataBlocks()
     blocks.text("Split this claim into simpler statements:")
     blocks.block("claim", claim_text)
-    return _prompt(CallKind.DECOMPOSITION, blocks)
+    return make_prompt(CallKind.DECOMPOSITION, blocks)
 
 
 def claim_extraction_prompt(
@@ -212,19 +236,20 @@ def claim_extraction_prompt(
     blocks.text("Sentences of the answer after the target sentence:")
     blocks.block("following", "\n".join(following) or "(none: the target is the last sentence)")
     blocks.text("Extract the claims of the target sentence.")
-    return _prompt(CallKind.CLAIM_EXTRACTION, blocks)
+    return make_prompt(CallKind.CLAIM_EXTRACTION, blocks)
 
 
-def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
+def evidence_blocks(claim: Claim, labels: SentenceLabels, question: str) -> DataBlocks:
     """Sentences are grouped into one excerpt per node, in the order the engine gave them (the
-    DAG's, the same for every claim that reads the batch), and come before the claim."""
+    DAG's, the same for every claim that reads the batch), and come before the claim, its
+    sub-claims and `question`."""
     groups: list[list[str]] = []
     last_node: str | None = None
     for label, sentence in labels.labelled():
         if sentence.node_id != last_node:
             groups.append([])
             last_node = sentence.node_id
-        groups[-1].append(f"[{label}] {_one_line(sentence.text)}")
+        groups[-1].append(f"[{label}] {one_line(sentence.text)}")
     excerpts = ["\n".join(lines) for lines in groups]
     blocks = DataBlocks(seal="\x00".join(excerpts))
     blocks.text("The excerpts:")
@@ -234,9 +259,16 @@ def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
     blocks.block("claim", claim.text)
     if claim.sub_claims:
         blocks.text("Sub-claims it breaks into (some may be broken down further):")
-        blocks.block("sub-claims", "\n".join(f"- {_one_line(s)}" for s in claim.sub_claims))
-    blocks.text("Which sentences strongly imply that the claim or one of its sub-claims is true, or false?")
-    return _prompt(CallKind.EVIDENCE_SELECTION, blocks, labels=len(labels.labelled()))
+        blocks.block("sub-claims", "\n".join(f"- {one_line(s)}" for s in claim.sub_claims))
+    blocks.text(question)
+    return blocks
+
+
+def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
+    blocks = evidence_blocks(
+        claim, labels, "Which sentences strongly imply that the claim or one of its sub-claims is true, or false?"
+    )
+    return make_prompt(CallKind.EVIDENCE_SELECTION, blocks, labels=len(labels.labelled()))
 
 
 def verdict_prompt(claim: Claim, excerpts: Sequence[Excerpt]) -> Prompt:
@@ -249,4 +281,4 @@ def verdict_prompt(claim: Claim, excerpts: Sequence[Excerpt]) -> Prompt:
     blocks.text("The claim:")
     blocks.block("claim", claim.text)
     blocks.text("Do the excerpts justify the entire claim?")
-    return _prompt(CallKind.VERDICT, blocks)
+    return make_prompt(CallKind.VERDICT, blocks)

@@ -34,20 +34,15 @@ from veritrail_graphrag.models import (
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers import prefilter as prefiltering
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
-from veritrail_graphrag.verifiers.llm.parsing import (
-    parse_claim_extraction,
-    parse_decomposition,
-    parse_evidence,
-    parse_verdict,
+from veritrail_graphrag.verifiers.llm.parsing import parse_claim_extraction, parse_decomposition
+from veritrail_graphrag.verifiers.llm.profiles import PROFILES
+from veritrail_graphrag.verifiers.llm.prompts import claim_extraction_prompt, decomposition_prompt
+from veritrail_graphrag.verifiers.llm.schemas import (
+    EvidenceAnswer,
+    PaperEvidenceAnswer,
+    PaperVerdictAnswer,
+    VerdictAnswer,
 )
-from veritrail_graphrag.verifiers.llm.prompts import (
-    SYSTEM_PROMPTS,
-    claim_extraction_prompt,
-    decomposition_prompt,
-    evidence_prompt,
-    verdict_prompt,
-)
-from veritrail_graphrag.verifiers.llm.schemas import EvidenceAnswer, VerdictAnswer
 from veritrail_graphrag.verifiers.registry import ModelCalls, PreparedVerifier, VerifierSpec
 
 EXTRACTION_USAGE_KEY = "(claim extraction)"
@@ -90,6 +85,7 @@ class LLMVerifier:
         self.context_before = context_before
         self.context_after = context_after
         self.prefilter = prefilter
+        self.profile = PROFILES[config.prompt_profile]
         self._origins: dict[str, str] = {}
 
     @classmethod
@@ -109,7 +105,8 @@ class LLMVerifier:
         """Node text per prompt: the input limit less our instructions and the claim, at 3
         characters a token. Tokens are counted at 4 characters when a prompt is checked before
         sending, so the difference (a quarter) is left for sentence labels and block framing."""
-        instructions = max(len(SYSTEM_PROMPTS[kind]) for kind in (CallKind.EVIDENCE_SELECTION, CallKind.VERDICT))
+        prompts = self.profile.system_prompts
+        instructions = max(len(prompts[kind]) for kind in (CallKind.EVIDENCE_SELECTION, CallKind.VERDICT))
         room = self.config.input_limit - estimate_tokens(instructions) - CLAIM_ROOM_TOKENS
         return max(MIN_PROMPT_CHARS, room * 3)
 
@@ -160,8 +157,10 @@ class LLMVerifier:
         if not sentences:
             return EvidenceSelection()
         labels = SentenceLabels(sentences)
-        prompt = evidence_prompt(claim, labels)
-        answers: list[EvidenceAnswer] = await self._samples(prompt, parse_evidence, claim)
+        prompt = self.profile.evidence_prompt(claim, labels)
+        answers: list[EvidenceAnswer | PaperEvidenceAnswer] = await self._samples(
+            prompt, self.profile.parse_evidence, claim
+        )
         picks = [(labels.resolve(a.selected)[0], labels.resolve(a.context)[0], a.summary) for a in answers]
         if self.samples == 1:
             selected, context, summary = picks[0]
@@ -197,11 +196,13 @@ class LLMVerifier:
         self._claim_seen(claim)
         if not excerpts:
             return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="No evidence was selected.", score=0.0)
-        prompt = verdict_prompt(claim, excerpts)
-        answers: list[VerdictAnswer] = await self._samples(prompt, parse_verdict, claim)
+        prompt = self.profile.verdict_prompt(claim, excerpts)
+        answers: list[VerdictAnswer | PaperVerdictAnswer] = await self._samples(
+            prompt, self.profile.parse_verdict, claim
+        )
         return self._agreed_verdict(answers)
 
-    def _agreed_verdict(self, answers: Sequence[VerdictAnswer]) -> VerdictResult:
+    def _agreed_verdict(self, answers: Sequence[VerdictAnswer | PaperVerdictAnswer]) -> VerdictResult:
         verdicts = [Verdict(a.verdict) for a in answers]
         counts = Counter(verdicts)
         score = counts[Verdict.FULLY_SUPPORTED] / len(verdicts)
@@ -264,6 +265,7 @@ class LLMVerifier:
         settings = self.config.model_dump(mode="json", include=set(ANSWER_SETTINGS))
         described = {
             **settings,
+            "prompts": self.config.prompt_profile.value,
             "input_limit": self.config.input_limit,
             "samples": self.samples,
             "min_agreement": self.min_agreement,
@@ -293,5 +295,8 @@ def prepare(spec: VerifierSpec) -> PreparedVerifier:
             config, samples=spec.samples, min_agreement=spec.min_agreement, prefilter=spec.prefilter
         ),
         concurrency=config.concurrency,
-        model_calls=ModelCalls(model=config.model, prices=config.prices, samples=spec.samples),
+        model_calls=ModelCalls(
+            model=config.model, prices=config.prices, samples=spec.samples, prompts=config.prompt_profile
+        ),
+        decomposition_depth=PROFILES[config.prompt_profile].decomposition_depth,
     )
