@@ -78,12 +78,23 @@ class Excerpt(BaseModel):
         return self.covers or [self.node_id]
 
 
+class Agreement(BaseModel):
+    """How a sampled Evidence Selection decided (confidence mode, the paper's appendix E.3): each
+    sentence needed `needed` of the `samples` answers to select it."""
+
+    samples: int = Field(ge=2)
+    needed: int = Field(ge=1)
+    short: list[str] = Field(default_factory=list, description="ids some samples selected, fewer than `needed`")
+
+
 class EvidenceSelection(BaseModel):
-    """What a verifier picked from one batch: sentence ids, context ids and a summary of them."""
+    """What a verifier picked from one batch: sentence ids, context ids and a summary of them;
+    `agreement` when the pick is the agreement of several samples."""
 
     selected: list[str] = Field(default_factory=list)
     context: list[str] = Field(default_factory=list)
     summary: str = ""
+    agreement: Agreement | None = None
 
 
 class SupportGap(BaseModel):

@@ -33,7 +33,8 @@ runner = CliRunner()
 @needs_benchmarks
 def test_eval_summedits_limit_20_end_to_end(tmp_path: Path) -> None:
     result = runner.invoke(
-        app, ["eval", "summedits", "--limit", "20", "--data", str(BENCHMARKS), "--out", str(tmp_path)]
+        app,
+        ["eval", "summedits", "--limit", "20", "--data", str(BENCHMARKS), "--out", str(tmp_path), "--exclude-no-agreement"],
     )
     assert result.exit_code == 0, result.output
     assert "macro F1" in result.output and "Reports:" in result.output and "Cost per claim" in result.output
@@ -43,6 +44,7 @@ def test_eval_summedits_limit_20_end_to_end(tmp_path: Path) -> None:
     assert report.systems[0].overall.auroc is not None
     assert report.cost.calls_per_claim > 0 and report.cost.tokens is None
     assert report.command.startswith("veritrail eval summedits --verifier facts --split test --limit 20")
+    assert report.command.endswith("--exclude-no-agreement") and report.auroc_left_out == 0  # facts samples nothing
     markdown = (tmp_path / "summedits-test-facts-limit20.md").read_text()
     assert markdown.startswith("# `veritrail eval summedits`: test split")
     assert not list(tmp_path.glob(".*.tmp"))

@@ -11,7 +11,7 @@ from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split, select
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UsageLedger
-from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
+from veritrail_graphrag.models import Agreement, Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
 
 SOURCE = "The mill opened in 1850. The river powers the mill."
@@ -177,3 +177,33 @@ def test_the_verifier_is_measured_with_its_capabilities() -> None:
     outcome = next(o for o in report.outcomes if o.item_id == "interpretive")
     assert outcome.verdict is Verdict.INCONCLUSIVE
     assert report.cost.calls_by_kind["judge"] >= report.cost.claims
+
+
+class SampledKeywordVerifier(KeywordVerifier):
+    """Confidence mode as the LLM verifier runs it: a claim saying "disputed" gets samples that
+    agree on no sentence (each picked by one of three)."""
+
+    async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
+        if "disputed" in claim.text:
+            return EvidenceSelection(agreement=Agreement(samples=3, needed=2, short=[s.id for s in sentences]))
+        return await super().select_evidence(claim, sentences)
+
+
+def test_exclude_no_agreement_leaves_those_units_out_of_auroc_only() -> None:
+    """The paper gave claims whose samples agreed on no evidence no verdict, and left them out of
+    AUROC for every method (appendix E.3); the option does the same and says how many."""
+    benchmark = _benchmark()
+    doc = select(benchmark.items, Split.TEST)[0].document_id
+    # Supported, but scored 0 for want of agreement: it ranks below every unsupported unit.
+    benchmark.items.append(_item("disputed", doc, [("The disputed mill opened in 1850.", True)]))
+    kept = evaluate(benchmark, "sampled", SampledKeywordVerifier(), Split.TEST)
+    left = evaluate(benchmark, "sampled", SampledKeywordVerifier(), Split.TEST, exclude_no_agreement=True)
+    [disputed] = [o for o in kept.outcomes if o.item_id == "disputed"]
+    assert disputed.no_agreement and disputed.verdict is Verdict.NOT_FULLY_SUPPORTED and disputed.score == 0.0
+    assert kept.auroc_left_out == 0 and left.auroc_left_out == 1
+    assert any("agreed on no evidence" in note for note in kept.notes)
+    assert any("--exclude-no-agreement" in note and "the hard metrics keep them" in note for note in left.notes)
+    for before, after in zip(kept.systems, left.systems, strict=True):
+        assert before.overall.macro_f1 == after.overall.macro_f1  # the hard metrics keep the unit
+    verifier_before, verifier_after = kept.systems[0].overall.auroc, left.systems[0].overall.auroc
+    assert verifier_before is not None and verifier_after is not None and verifier_after > verifier_before

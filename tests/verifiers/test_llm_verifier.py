@@ -22,6 +22,7 @@ from veritrail_graphrag.llm.cache import MemoryCache, SQLiteCache
 from veritrail_graphrag.llm.client import LLMClient
 from veritrail_graphrag.llm.config import LLMConfig
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig, Verdict
+from veritrail_graphrag.report.records import DagTexts, from_record, to_record
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.llm.verifier import EXTRACTION_USAGE_KEY, LLMVerifier
 
@@ -359,3 +360,30 @@ def test_usage_json_is_reportable(fake_openai: FakeOpenAI) -> None:
     asyncio.run(v.decompose("A is red"))
     payload = json.loads(v.usage.total().model_dump_json())
     assert payload["calls"] == 1 and payload["total_tokens"] > 0
+
+
+async def test_a_claim_whose_samples_agree_on_no_evidence_says_so(fake_openai: FakeOpenAI) -> None:
+    """Confidence mode: no sentence is selected by 2 of the 3 samples. The paper gives such a claim
+    no verdict (appendix E.3); here it is Not Fully Supported with score 0, its reasoning says why,
+    and it is marked so that `eval --exclude-no-agreement` can leave it out of AUROC."""
+
+    def evidence(selected: list[str]) -> dict[str, Any]:
+        return {"sub_claims": [], "review": "", "selected": selected, "context": [], "summary": "s", "gaps": ""}
+
+    fake_openai.responder = scripted_samples(
+        {
+            "evidence selection": [evidence(["S1"]), evidence(["S2"]), evidence([])],
+            "sub-claim decomposition": [{"parts": [CLAIMS[0].text]}],
+        }
+    )
+    v = verifier(fake_openai, samples=3, agreement=2, prompts="compact")
+    sentences = [Sentence(id=f"n#{i}", node_id="n", index=i, text=f"Sentence {i}.") for i in range(3)]
+    selection = await v.select_evidence(CLAIMS[0], sentences)
+    assert selection.selected == [] and selection.agreement is not None
+    agreement = selection.agreement
+    assert (agreement.samples, agreement.needed, agreement.short) == (3, 2, ["n#0", "n#1"])
+
+    result = await VeriTrail(v, TrailConfig()).averify(graph(), CLAIMS[0])
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.score == 0.0 and result.no_agreement
+    assert "selected by at least 2 of the 3 samples" in result.reasoning and "agreed on no evidence" in result.reasoning
+    assert from_record(to_record(result), DagTexts(graph())).no_agreement  # report.json keeps it

@@ -40,6 +40,14 @@ def eval_command(
         ),
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
+    exclude_no_agreement: Annotated[
+        bool,
+        typer.Option(
+            "--exclude-no-agreement",
+            help="With --samples: leave units whose samples agreed on no evidence out of AUROC, as the paper did "
+            "(its appendix E.3 gave them no verdict); the hard metrics keep them.",
+        ),
+    ] = False,
     *,
     flags: EvalFlags,
 ) -> None:
@@ -52,6 +60,7 @@ def eval_command(
         report = run_eval(
             benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,
             config=None if depth is None else TrailConfig(decomposition_depth=depth), progress=shown.update,
+            exclude_no_agreement=exclude_no_agreement,
         )  # fmt: skip
     for table in tables(report):
         stdout.print(table)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from veritrail_graphrag.models import Sentence
+from veritrail_graphrag.models import Agreement, Sentence
 
 
 class Evidence:
@@ -16,6 +16,9 @@ class Evidence:
         self.sentences: dict[str, list[Sentence]] = {}
         self.summaries: dict[str, list[str]] = {}
         self.context: list[Sentence] = []
+        self.agreement: Agreement | None = None
+        """Set when the selection was sampled: `short` then gathers, over its batches, the
+        sentences some samples selected, too few to count."""
 
     def __bool__(self) -> bool:
         return bool(self.sentences)

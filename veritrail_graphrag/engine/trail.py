@@ -63,6 +63,10 @@ class Iteration(BaseModel):
     reasoning: str = ""
     score: float | None = None
     gaps: list[SupportGap] = Field(default_factory=list, description="the claim's words without support, if named")
+    no_agreement: bool = Field(
+        default=False,
+        description="confidence mode: the samples agreed on no sentence (none was selected by enough of them)",
+    )
 
 
 class ClaimResult(BaseModel):
@@ -95,6 +99,15 @@ class ClaimResult(BaseModel):
         """Inconclusive and not traced to the source (`untraced`): the paper's provenance, a trail
         down to the source, does not hold for it, so reports show it apart."""
         return untraced(self.verdict, self.stop_reason)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def no_agreement(self) -> bool:
+        """Confidence mode: its last iteration's samples agreed on no evidence sentence. The paper
+        stopped such claims without a verdict and left them out of its AUROC (appendix E.3); here
+        they are Not Fully Supported with score 0, and `veritrail eval --exclude-no-agreement`
+        leaves them out of AUROC as the paper did."""
+        return bool(self.iterations) and self.iterations[-1].no_agreement
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -25,7 +25,16 @@ from veritrail_graphrag.engine.localization import error_stages
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
 from veritrail_graphrag.engine.verdict_input import VerdictInput
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
-from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, TrailConfig, Verdict, VerdictResult
+from veritrail_graphrag.models import (
+    Agreement,
+    Claim,
+    EvidenceSelection,
+    Excerpt,
+    Sentence,
+    TrailConfig,
+    Verdict,
+    VerdictResult,
+)
 from veritrail_graphrag.verifiers.base import (
     AbstainsWithoutEvidence,
     KeepsUntracedInconclusive,
@@ -63,6 +72,20 @@ async def _all(calls: Iterable[Awaitable[_T]]) -> list[_T]:
 
 async def _awaited(call: Awaitable[_T]) -> _T:
     return await call
+
+
+def _no_evidence(nodes: int, agreement: Agreement | None) -> str:
+    """Why an iteration has no evidence; with sampled selections (confidence mode), that the
+    samples agreed on none, which the paper leaves without a verdict (its appendix E.3)."""
+    if agreement is None:
+        return f"No sentence of the {nodes} node(s) checked was selected as evidence."
+    fewer = f"{len(agreement.short)} sentence(s) were selected by fewer" if agreement.short else "none by any"
+    return (
+        f"No sentence of the {nodes} node(s) checked was selected by at least {agreement.needed} of the "
+        f"{agreement.samples} samples ({fewer}): the samples agreed on no evidence. The paper gives such a "
+        "claim no verdict; here it is Not Fully Supported with score 0 (eval --exclude-no-agreement leaves it "
+        "out of AUROC, as the paper did)."
+    )
 
 
 class VeriTrail:
@@ -243,7 +266,7 @@ class _Trail:
             for sentence in roots_with_evidence[root]:
                 evidence.add(sentence, "")
         if not evidence:
-            reasoning = f"No sentence of the {len(new)} node(s) checked was selected as evidence."
+            reasoning = _no_evidence(len(new), evidence.agreement)
             own = VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="", score=0.0)
             if isinstance(self.verifier, AbstainsWithoutEvidence):
                 checked = [
@@ -269,6 +292,7 @@ class _Trail:
                 reasoning=f"{reasoning} {own.reasoning}".strip(),
                 score=own.score,
                 gaps=own.gaps,
+                no_agreement=evidence.agreement is not None,
             )
 
         # Over budget: re-select the summaries' evidence, then show the largest subset that fits.
@@ -357,6 +381,10 @@ class _Trail:
         records: list[BatchRecord] = []
         for batch, answer in zip(batches, answers, strict=True):
             assigned = {s.id: s for s in batch}
+            if answer.agreement is not None:
+                earlier = evidence.agreement.short if evidence.agreement else []
+                short = _unique([*earlier, *(i for i in answer.agreement.short if i in assigned)])
+                evidence.agreement = answer.agreement.model_copy(update={"short": short})
             selected = _unique(i for i in answer.selected if i in assigned)
             context = _unique(i for i in answer.context if i in assigned and i not in selected)
             discarded = _unique(i for i in [*answer.selected, *answer.context] if i not in assigned)

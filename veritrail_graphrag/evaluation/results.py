@@ -44,6 +44,9 @@ class UnitOutcome(BaseModel):
     claims: int = 1
     nodes_read: int = 0
     error: str | None = None
+    no_agreement: bool = Field(
+        default=False, description="confidence mode: a claim of the unit ended with samples that agreed on no evidence"
+    )
 
 
 class SystemResult(BaseModel):
@@ -108,6 +111,11 @@ class EvalReport(BaseModel):
     dev_units_for_tuning: int
     skipped: dict[str, int] = Field(default_factory=dict, description="records the loader left out, by reason")
     errors: int = Field(description="items whose verification raised an error (left out of the figures)")
+    auroc_left_out: int = Field(
+        default=0,
+        description="units left out of every system's AUROC (--exclude-no-agreement): a claim's samples agreed on no "
+        "evidence, which the paper's appendix E.3 left without a verdict and out of its AUROC",
+    )
     systems: list[SystemResult]
     cost: Cost
     outcomes: list[UnitOutcome] = Field(description="the verifier's prediction per unit")

@@ -61,6 +61,7 @@ def _outcome(
     error_stages: Sequence[int] | None = (),
     nodes_read: int = 0,
     error: str | None = None,
+    no_agreement: bool = False,
 ) -> UnitOutcome:
     return UnitOutcome(
         unit_id=unit.id,
@@ -75,6 +76,7 @@ def _outcome(
         claims=len(unit.claim_ids),
         nodes_read=nodes_read,
         error=error,
+        no_agreement=no_agreement,
     )
 
 
@@ -97,7 +99,10 @@ async def _verify_item(engine: VeriTrail, item: BenchmarkItem) -> list[UnitOutco
         chosen = [by_id[c] for c in unit.claim_ids]
         verdict, score, stages = _aggregate(chosen)
         outcomes.append(
-            _outcome(item, unit, verdict, score, error_stages=stages, nodes_read=sum(r.nodes_read for r in chosen))
+            _outcome(
+                item, unit, verdict, score, error_stages=stages, nodes_read=sum(r.nodes_read for r in chosen),
+                no_agreement=any(r.no_agreement for r in chosen),
+            )  # fmt: skip
         )
     return outcomes
 
@@ -158,9 +163,12 @@ def evaluate(
     data_dir: Path | None = None,
     command: str = "",
     progress: Progress | None = None,
+    exclude_no_agreement: bool = False,
 ) -> EvalReport:
     """Verify the split's items (a balanced slice of `limit` of them: see `balanced`) and score the
-    verifier and both reference points on the same units."""
+    verifier and both reference points on the same units. `exclude_no_agreement` leaves out of
+    every system's AUROC the units with a claim whose samples agreed on no evidence, as the paper
+    did (its appendix E.3); the hard metrics keep them."""
     chosen = select(benchmark.items, split)
     items = chosen if limit is None else balanced(chosen, limit)
     dev_items = select(benchmark.items, Split.DEV)
@@ -185,11 +193,16 @@ def evaluate(
     kept_items = [i for i in items if i.id not in failed_items]
     claims = sum(len(i.claims) for i in items)
     dev_units = sum(len(i.units()) for i in dev_items)
+    left_out = frozenset((o.item_id, o.unit_id) for o in kept if o.no_agreement and exclude_no_agreement)
 
     systems = [
-        score_system(verifier_name, f"the {verifier_name} verifier through the VeriTrail engine", kept, localizes=True),
         score_system(
-            "always Fully Supported", "flags nothing (reference point)", always_supported_outcomes(kept_items)
+            verifier_name, f"the {verifier_name} verifier through the VeriTrail engine", kept, localizes=True,
+            auroc_left_out=left_out,
+        ),
+        score_system(
+            "always Fully Supported", "flags nothing (reference point)", always_supported_outcomes(kept_items),
+            auroc_left_out=left_out,
         ),
         score_system(
             "token overlap",
@@ -197,8 +210,9 @@ def evaluate(
             f"(threshold tuned for macro F1 on the {dev_units} dev units)",
             overlap_outcomes(kept_items, threshold),
             threshold=threshold,
+            auroc_left_out=left_out,
         ),
-    ]
+    ]  # fmt: skip
     tokens = None if tokens_before is None or tokens_after is None else tokens_after - tokens_before
     sent = None if calls_after is None else {k: n - calls_before.get(k, 0) for k, n in calls_after.items()}
     cost = Cost(
@@ -223,6 +237,18 @@ def evaluate(
         )
     if split is Split.DEV:
         notes.append("This is the dev split: the overlap threshold was tuned on these same units (optimistic).")
+    no_agreement = sum(o.no_agreement for o in kept)
+    if exclude_no_agreement:
+        notes.append(
+            f"AUROC leaves out, for every system, the {len(left_out)} unit(s) with a claim whose samples agreed on "
+            "no evidence (--exclude-no-agreement), as the paper's appendix E.3 did; the hard metrics keep them."
+        )
+    elif no_agreement:
+        notes.append(
+            f"{no_agreement} unit(s) have a claim whose samples agreed on no evidence: the paper gave such claims no "
+            "verdict and left them out of AUROC; here they are Not Fully Supported with score 0 "
+            "(--exclude-no-agreement leaves them out of AUROC)."
+        )
     return EvalReport(
         tool_version=__version__,
         command=command,
@@ -242,6 +268,7 @@ def evaluate(
         dev_units_for_tuning=dev_units,
         skipped=benchmark.skipped,
         errors=len(failed_items),
+        auroc_left_out=len(left_out),
         systems=systems,
         cost=cost,
         outcomes=verified,

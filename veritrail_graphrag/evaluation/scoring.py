@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 
-from veritrail_graphrag.evaluation.metrics import DetectionMetrics, detection, localization
+from veritrail_graphrag.evaluation.metrics import DetectionMetrics, auroc, detection, localization
 from veritrail_graphrag.evaluation.results import SystemResult, UnitOutcome
 from veritrail_graphrag.models import Verdict
 
@@ -14,13 +14,19 @@ def flagged(outcome: UnitOutcome) -> bool:
     return outcome.verdict is not Verdict.FULLY_SUPPORTED
 
 
-def _detection(outcomes: Sequence[UnitOutcome]) -> DetectionMetrics:
+def _detection(outcomes: Sequence[UnitOutcome], auroc_left_out: Set[tuple[str, str]] = frozenset()) -> DetectionMetrics:
+    """Hard metrics over every outcome; AUROC over those not in `auroc_left_out` ((item, unit) keys)."""
     scores = [o.score for o in outcomes]
-    return detection(
+    metrics = detection(
         [not o.supported for o in outcomes],
         [flagged(o) for o in outcomes],
         None if any(s is None for s in scores) else [float(s) for s in scores if s is not None],
     )
+    if metrics.auroc is None or not auroc_left_out:
+        return metrics
+    ranked = [o for o in outcomes if (o.item_id, o.unit_id) not in auroc_left_out]
+    ranked_auroc = auroc([not o.supported for o in ranked], [o.score or 0.0 for o in ranked])
+    return metrics.model_copy(update={"auroc": ranked_auroc})
 
 
 def _grouped(outcomes: Sequence[UnitOutcome], key: Callable[[UnitOutcome], str]) -> dict[str, list[UnitOutcome]]:
@@ -37,9 +43,11 @@ def score_system(
     *,
     threshold: float | None = None,
     localizes: bool = False,
+    auroc_left_out: Set[tuple[str, str]] = frozenset(),
 ) -> SystemResult:
     """Overall and per-subset detection; for planted units also per planted stage (each stage's
-    cases against every supported unit) and, when the system names error stages, localization."""
+    cases against every supported unit) and, when the system names error stages, localization.
+    `auroc_left_out`: (item, unit) keys left out of AUROC (not of the hard metrics)."""
     if not outcomes:
         raise ValueError(f"{name}: no outcomes to score")
     supported = [o for o in outcomes if o.supported]
@@ -50,10 +58,10 @@ def score_system(
         name=name,
         description=description,
         threshold=threshold,
-        overall=_detection(outcomes),
+        overall=_detection(outcomes, auroc_left_out),
         inconclusive_rate=sum(o.verdict is Verdict.INCONCLUSIVE for o in outcomes) / len(outcomes),
-        by_subset={k: _detection(v) for k, v in _grouped(outcomes, lambda o: o.subset).items()},
-        by_planted_stage={k: _detection([*v, *supported]) for k, v in by_stage.items()},
+        by_subset={k: _detection(v, auroc_left_out) for k, v in _grouped(outcomes, lambda o: o.subset).items()},
+        by_planted_stage={k: _detection([*v, *supported], auroc_left_out) for k, v in by_stage.items()},
         localization={
             k: localization(
                 [o.planted_stage or 0 for o in v],

@@ -86,12 +86,14 @@ def run_eval(
     spec: VerifierSpec | None = None,
     config: TrailConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
+    exclude_no_agreement: bool = False,
 ) -> EvalReport:
     """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>[-<model>].{json,md}`; return
     the report.
 
     `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`);
-    `config` the traversal (default: the decomposition depth the verifier's prompts call for)."""
+    `config` the traversal (default: the decomposition depth the verifier's prompts call for);
+    `exclude_no_agreement` leaves units whose samples agreed on no evidence out of AUROC."""
     try:
         chosen = Split(split)
     except ValueError:
@@ -108,8 +110,10 @@ def run_eval(
         limit=limit,
         config=config,
         data_dir=data_dir,
-        command=_command(benchmark, spec, split, limit, data_dir, out_dir, config, prepared.decomposition_depth),
+        command=_command(benchmark, spec, split, limit, data_dir, out_dir, config, prepared.decomposition_depth)
+        + (" --exclude-no-agreement" if exclude_no_agreement else ""),
         progress=progress,
+        exclude_no_agreement=exclude_no_agreement,
     )
     json_path, markdown_path = report_paths(report, out_dir)
     write_together(

@@ -131,6 +131,7 @@ class IterationRecord(BaseModel):
     reasoning: str = ""
     score: float | None = None
     gaps: list[SupportGap] = Field(default_factory=list)
+    no_agreement: bool = False
 
 
 class ClaimRecord(BaseModel):
@@ -338,6 +339,7 @@ def _iteration_record(it: Iteration, texts: _Texts, batches: bool, number: Mappi
         reasoning=it.reasoning,
         score=it.score,
         gaps=it.gaps,
+        no_agreement=it.no_agreement,
     )
 
 
@@ -403,6 +405,7 @@ def _iteration(record: IterationRecord, texts: list[str], source: TextSource) ->
         reasoning=record.reasoning,
         score=record.score,
         gaps=record.gaps,
+        no_agreement=record.no_agreement,
     )
 
 

@@ -22,6 +22,7 @@ from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.request import Prompt
 from veritrail_graphrag.llm.usage import UsageLedger, current_usage_key, estimate_tokens
 from veritrail_graphrag.models import (
+    Agreement,
     Claim,
     ClaimExtraction,
     EvidenceSelection,
@@ -176,13 +177,17 @@ class LLMVerifier:
     def _agreed_evidence(
         self, picks: Sequence[tuple[list[str], list[str], str]], order: list[str]
     ) -> EvidenceSelection:
-        """Keep ids chosen by at least `min_agreement` samples; the summary of the closest sample."""
+        """Keep ids chosen by at least `min_agreement` samples; the summary of the closest sample.
+        The answer says how it was agreed, and which ids fell short (`Agreement`): a claim whose
+        samples agree on none is one the paper leaves without a verdict."""
         chosen = Counter(i for selected, _, _ in picks for i in set(selected))
         needed = Counter(i for _, context, _ in picks for i in set(context))
         selected = [i for i in order if chosen[i] >= self.min_agreement]
         context = [i for i in order if needed[i] >= self.min_agreement and i not in selected]
+        short = [i for i in order if 0 < chosen[i] < self.min_agreement]
+        agreement = Agreement(samples=self.samples, needed=self.min_agreement, short=short)
         if not selected:
-            return EvidenceSelection()
+            return EvidenceSelection(agreement=agreement)
         agreed = set(selected)
 
         def closeness(pick: tuple[list[str], list[str], str]) -> float:
@@ -190,7 +195,7 @@ class LLMVerifier:
             return len(own & agreed) / len(own | agreed)
 
         best = max(picks, key=closeness)
-        return EvidenceSelection(selected=selected, context=context, summary=best[2])
+        return EvidenceSelection(selected=selected, context=context, summary=best[2], agreement=agreement)
 
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
         self._claim_seen(claim)
