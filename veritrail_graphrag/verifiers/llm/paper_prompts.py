@@ -17,11 +17,17 @@ from collections.abc import Sequence
 
 from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.llm.kinds import CallKind
-from veritrail_graphrag.llm.request import DATA_RULE, DataBlocks, Prompt
+from veritrail_graphrag.llm.request import DATA_RULE, Prompt
 from veritrail_graphrag.models import Claim, Excerpt
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.llm.labels import SentenceLabels
-from veritrail_graphrag.verifiers.llm.prompts import LANGUAGE_RULE, evidence_blocks, make_prompt, one_line
+from veritrail_graphrag.verifiers.llm.prompts import (
+    LANGUAGE_RULE,
+    evidence_blocks,
+    excerpts_then_claim,
+    make_prompt,
+    one_line,
+)
 from veritrail_graphrag.verifiers.llm.schemas import MAX_TESTS
 
 _READER = (
@@ -176,11 +182,6 @@ def paper_verdict_prompt(claim: Claim, excerpts: Sequence[Excerpt]) -> Prompt:
             label += 1
             lines.append(f"[S{label}] {one_line(sentence)}")
         numbered.append("\n".join(lines))
-    blocks = DataBlocks(seal="\x00".join(numbered))
-    blocks.text("The excerpts:")
-    for number, text in enumerate(numbered, start=1):
-        blocks.block(f"excerpt {number}", text)
-    blocks.text("The claim:")
-    blocks.block("claim", claim.text)
+    blocks = excerpts_then_claim(numbered, claim)
     blocks.text("Do the excerpts justify the entire claim?")
     return make_prompt(CallKind.VERDICT, blocks, system=PAPER_VERDICT_SYSTEM, profile=PromptProfile.PAPER)

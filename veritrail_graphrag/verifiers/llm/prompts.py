@@ -239,6 +239,19 @@ def claim_extraction_prompt(
     return make_prompt(CallKind.CLAIM_EXTRACTION, blocks)
 
 
+def excerpts_then_claim(excerpts: Sequence[str], claim: Claim, kinds: Sequence[str] | None = None) -> DataBlocks:
+    """Each excerpt in its numbered block (with its kind, when given), then the claim: texts that
+    many calls share come first, and the blocks' tag is derived from them alone (the layout prompt
+    caches reuse)."""
+    blocks = DataBlocks(seal="\x00".join(excerpts))
+    blocks.text("The excerpts:")
+    for number, excerpt in enumerate(excerpts, start=1):
+        blocks.block(f"excerpt {number}", excerpt, kinds[number - 1] if kinds else None)
+    blocks.text("The claim:")
+    blocks.block("claim", claim.text)
+    return blocks
+
+
 def evidence_blocks(claim: Claim, labels: SentenceLabels, question: str) -> DataBlocks:
     """Sentences are grouped into one excerpt per node, in the order the engine gave them (the
     DAG's, the same for every claim that reads the batch), and come before the claim, its
@@ -250,13 +263,7 @@ def evidence_blocks(claim: Claim, labels: SentenceLabels, question: str) -> Data
             groups.append([])
             last_node = sentence.node_id
         groups[-1].append(f"[{label}] {one_line(sentence.text)}")
-    excerpts = ["\n".join(lines) for lines in groups]
-    blocks = DataBlocks(seal="\x00".join(excerpts))
-    blocks.text("The excerpts:")
-    for number, excerpt in enumerate(excerpts, start=1):
-        blocks.block(f"excerpt {number}", excerpt)
-    blocks.text("The claim:")
-    blocks.block("claim", claim.text)
+    blocks = excerpts_then_claim(["\n".join(lines) for lines in groups], claim)
     if claim.sub_claims:
         blocks.text("Sub-claims it breaks into (some may be broken down further):")
         blocks.block("sub-claims", "\n".join(f"- {one_line(s)}" for s in claim.sub_claims))
@@ -273,12 +280,7 @@ def evidence_prompt(claim: Claim, labels: SentenceLabels) -> Prompt:
 
 def verdict_prompt(claim: Claim, excerpts: Sequence[Excerpt]) -> Prompt:
     """The excerpts come before the claim: roots shown in full are the same for every claim traced to them."""
-    blocks = DataBlocks(seal="\x00".join(excerpt.text for excerpt in excerpts))
-    blocks.text("The excerpts:")
-    for number, excerpt in enumerate(excerpts, start=1):
-        kind = "source text" if excerpt.is_root else "summary of evidence from an intermediate document"
-        blocks.block(f"excerpt {number}", excerpt.text, kind)
-    blocks.text("The claim:")
-    blocks.block("claim", claim.text)
+    kinds = ["source text" if e.is_root else "summary of evidence from an intermediate document" for e in excerpts]
+    blocks = excerpts_then_claim([excerpt.text for excerpt in excerpts], claim, kinds)
     blocks.text("Do the excerpts justify the entire claim?")
     return make_prompt(CallKind.VERDICT, blocks)
