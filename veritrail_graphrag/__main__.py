@@ -20,9 +20,11 @@ def main() -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         from veritrail_graphrag.cli import app
+        from veritrail_graphrag.cli.exit_codes import end_process_when_interrupted
     except KeyboardInterrupt:
         sys.stderr.write("interrupted while starting: nothing was done\n")
-        raise SystemExit(INTERRUPTED) from None
+        _exit_now()
+    end_process_when_interrupted()
     try:
         app(prog_name="veritrail")
     except SystemExit as exc:

@@ -9,7 +9,9 @@ passed off as a claim to retry.
 from __future__ import annotations
 
 import functools
+import os
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -68,6 +70,18 @@ def exit_code(exc: BaseException) -> tuple[ExitCode, str]:
     )
 
 
+_ends_process = False
+
+
+def end_process_when_interrupted() -> None:
+    """Called by the `veritrail` command itself (`__main__`), not by code that runs the app in its
+    own process (tests, a notebook): an interrupted command then ends the process as soon as its
+    line is printed. Unwinding instead frees an index audit's objects one by one, for a second or
+    more, after everything to keep is kept (the checkpoint closed, the lock released)."""
+    global _ends_process
+    _ends_process = True
+
+
 @contextmanager
 def _signals_ignored() -> Iterator[None]:
     """Ctrl-C and SIGTERM ignored while an interrupted command says what it saved: they have
@@ -100,6 +114,10 @@ def guarded(command: Callable[_P, _R]) -> Callable[_P, _R]:
             if code is ExitCode.INTERRUPTED:
                 with _signals_ignored():  # a second Ctrl-C would cut the line and end through click's "Aborted!"
                     stderr.print(message, highlight=False, markup=False)
+                    if _ends_process:
+                        sys.stdout.flush()
+                        sys.stderr.flush()
+                        os._exit(code)
                 raise typer.Exit(code=code) from None
             raise fail(message, code) from None
 
