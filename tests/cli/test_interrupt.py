@@ -1,8 +1,11 @@
-"""Ctrl-C and SIGTERM stop an index audit within moments, whatever the verifier, keep every finished
-claim in the checkpoint, say how to resume, and the same command resumes.
+"""Ctrl-C and SIGTERM stop an index audit within moments, whatever the verifier and whatever it is
+doing (reading tables, extracting claims, verifying, writing the report), keep every finished claim
+in the checkpoint, say how to resume, and the same command resumes.
 
 Real signals to a real process auditing the fixture index (copied into a project's `output/`), as
-a user's terminal or a CI runner sends them; the LLM verifier talks to the fake OpenAI server.
+a user's terminal or a CI runner sends them; the LLM verifier talks to the fake OpenAI server. A
+phase too short to hit from outside is hit from inside: the process sends the signal to itself as
+the phase begins (`SIGNAL_AT`).
 """
 
 from __future__ import annotations
@@ -58,6 +61,58 @@ def checkpoint_lines(root: Path) -> int:
     return sum(len(p.read_text().splitlines()) for p in folder(root).glob(".report.json.*.partial.jsonl"))
 
 
+SIGNAL_AT = """
+import importlib, os, signal, time
+from pathlib import Path
+module = importlib.import_module({module!r})
+real = getattr(module, {function!r})
+def signalled(*args, **kwargs):
+    if not Path({sent!r}).exists():
+        Path({sent!r}).write_text(str(time.monotonic()))
+        os.kill(os.getpid(), signal.{number})
+    return real(*args, **kwargs)
+setattr(module, {function!r}, signalled)
+from veritrail_graphrag.__main__ import main
+main()
+"""
+"""A `veritrail` that sends itself `number` as `module.function` is first called, noting when in
+the file `sent`: a real signal at a known point of a phase that takes a fraction of a second."""
+
+
+def start(root: Path, args: list[str], signal_at: str | None = None, number: str = "SIGINT") -> subprocess.Popen[str]:
+    """`veritrail audit-index ROOT ARGS`, as a user runs it, or sending itself `number` at
+    `signal_at` ("module:function")."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERITRAIL_", "OPENAI_"))}
+    command = [sys.executable, "-m", "veritrail_graphrag"]
+    if signal_at is not None:
+        module, function = signal_at.split(":")
+        sent = root.parent / "signal-sent"
+        command = [sys.executable, "-c", SIGNAL_AT.format(module=module, function=function, sent=str(sent), number=number)]
+    return subprocess.Popen(
+        [*command, "audit-index", str(root), *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+def stopped(process: subprocess.Popen[str], root: Path, sent: float | None = None) -> tuple[int, int, str]:
+    """Wait for an interrupted audit; check that it stopped within `STOPS_WITHIN` of the signal
+    (sent at `sent`, else as the file SIGNAL_AT writes says), with code 130, without a traceback or
+    a lock left behind, and said how to resume. Returns (claims saved, of how many, its line)."""
+    _, err = process.communicate(timeout=60)
+    ended = time.monotonic()
+    if sent is None:
+        sent = float((root.parent / "signal-sent").read_text())
+    assert ended - sent < STOPS_WITHIN, f"stopped {ended - sent:.1f} s after the signal"
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert not list(folder(root).glob(".*.lock")), "the report's lock was left behind"
+    line = " ".join(err.split())
+    assert "run the same command to resume" in line, err
+    told = SAVED.search(line)
+    saved, total = (int(told[1]), int(told[2])) if told else (0, 0)
+    assert saved == max(checkpoint_lines(root) - 1, 0), line
+    return saved, total, line
+
+
 def interrupted(
     root: Path,
     args: list[str],
@@ -67,14 +122,7 @@ def interrupted(
 ) -> int:
     """Start `veritrail audit-index ROOT ARGS`; once two claims are in the checkpoint, call `before`
     and send `signals`. Returns how many claims the checkpoint holds: as many as the process said."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERITRAIL_", "OPENAI_"))}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "veritrail_graphrag", "audit-index", str(root), *args],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start(root, args)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None and checkpoint_lines(root) < 3:  # header + 2
         time.sleep(0.01)
@@ -84,15 +132,8 @@ def interrupted(
     for number in signals:
         process.send_signal(number)
         time.sleep(0.05)
-    _, err = process.communicate(timeout=60)
-    assert time.monotonic() - sent < STOPS_WITHIN, f"stopped {time.monotonic() - sent:.1f} s after the signal"
-    assert process.returncode == 130, err
-    assert "Traceback" not in err
-    assert not list(folder(root).glob(".*.lock")), "the report's lock was left behind"
-    told = SAVED.search(" ".join(err.split()))
-    assert told is not None, err
-    saved = checkpoint_lines(root) - 1
-    assert int(told[1]) == saved >= 2 and (claims is None or int(told[2]) == claims)
+    saved, total, _ = stopped(process, root, sent)
+    assert saved >= 2 and (claims is None or total == claims)
     return saved
 
 
@@ -120,9 +161,45 @@ def test_ctrl_c_stops_an_offline_index_audit_and_the_same_command_resumes(
     assert report["resumed_claims"] == saved and len(report["results"]) == 66
 
 
-def test_sigterm_is_ctrl_c(tmp_path: Path) -> None:
-    """A CI job cancelled or a `kill`: the same line, the checkpoint kept, no lock left behind."""
-    interrupted(project(tmp_path), COMMUNITIES, [signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("signal_at", "number"),
+    [
+        ("veritrail_graphrag.adapters.graphrag.tables:read_table", "SIGINT"),
+        ("veritrail_graphrag.audit.claims:split_claims", "SIGINT"),
+        ("veritrail_graphrag.report.outputs:write_html", "SIGTERM"),
+    ],
+    ids=["reading tables", "extracting claims", "writing the report, SIGTERM"],
+)
+def test_a_signal_in_any_phase_stops_the_audit(tmp_path: Path, signal_at: str, number: str) -> None:
+    """SIGTERM (a CI job cancelled, a `kill`) is Ctrl-C: the same line, the checkpoint kept, no lock
+    left behind. Stopped while writing, no report file is written (all or none); the checkpoint
+    holds every claim, and the same command writes the report from it without verifying again."""
+    root = project(tmp_path)
+    saved, total, _ = stopped(start(root, COMMUNITIES, signal_at, number), root)
+    if "write_html" not in signal_at:
+        assert saved == total == 0 and not list(folder(root).glob("report.*"))
+        return
+    assert saved == total == 66
+    assert [p.name for p in folder(root).iterdir() if not p.name.endswith(".partial.jsonl")] == []
+    assert resumed(root, COMMUNITIES)["resumed_claims"] == 66
+
+
+def test_ctrl_c_stops_an_llm_claim_extraction_waiting_on_the_model(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    """Before any claim is verified: the extraction's calls in flight are cancelled, nothing is saved
+    but the model's answers (cached), and the line says so."""
+    fake_openai.latency = 60.0
+    root = project(tmp_path, fake_openai.url)
+    process = start(root, [*COMMUNITIES, "--verifier", "llm"])
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None and not fake_openai.count:
+        time.sleep(0.01)
+    time.sleep(0.2)  # the calls now sent wait on the model
+    assert {view.task for view in fake_openai.views()} == {"claim extraction"}
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    saved, _, line = stopped(process, root, sent)
+    fake_openai.latency = 0.0
+    assert saved == 0 and "no claim was verified yet (model answers received so far are cached)" in line
 
 
 def test_ctrl_c_stops_an_llm_index_audit_waiting_on_the_model(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
