@@ -5,24 +5,23 @@ in the checkpoint, say how to resume, and the same command resumes.
 Real signals to a real process auditing the fixture index (copied into a project's `output/`), as
 a user's terminal or a CI runner sends them; the LLM verifier talks to the fake OpenAI server. A
 phase too short to hit from outside is hit from inside: the process sends the signal to itself as
-the phase begins (`SIGNAL_AT`).
+the phase begins (`interrupting.SIGNAL_AT`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import interrupting
 import pytest
 from fake_openai import FakeOpenAI
+from interrupting import audit_folder, index_project, signal_sent, start
 from samples import SHARED, needs_shared
 from typer.testing import CliRunner
 
@@ -41,66 +40,25 @@ SAVED = re.compile(r"interrupted: (\d+) of (\d+) claims are saved in the checkpo
 
 
 def project(tmp_path: Path, endpoint: str | None = None) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(INDEX, root / "output", ignore=shutil.ignore_patterns("legacy", "*.csv", "README.md"))
-    if endpoint is not None:
-        (root / "settings.yaml").write_text(
-            "completion_models:\n  default_completion_model:\n    model_provider: openai\n"
-            f"    model: test-model\n    api_base: {endpoint}\n    api_key: not-a-real-key\n"
-        )
-    return root
+    return index_project(INDEX, tmp_path / "project", endpoint)
 
 
 def folder(root: Path) -> Path:
-    return root / ("veritrail" if (root / "settings.yaml").exists() else "output/veritrail") / (
-        "index-audit-communities-39-70"
-    )
+    return audit_folder(root, "index-audit-communities-39-70")
 
 
 def checkpoint_lines(root: Path) -> int:
-    return sum(len(p.read_text().splitlines()) for p in folder(root).glob(".report.json.*.partial.jsonl"))
-
-
-SIGNAL_AT = """
-import importlib, os, signal, time
-from pathlib import Path
-module = importlib.import_module({module!r})
-real = getattr(module, {function!r})
-def signalled(*args, **kwargs):
-    if not Path({sent!r}).exists():
-        Path({sent!r}).write_text(str(time.monotonic()))
-        os.kill(os.getpid(), signal.{number})
-    return real(*args, **kwargs)
-setattr(module, {function!r}, signalled)
-from veritrail_graphrag.__main__ import main
-main()
-"""
-"""A `veritrail` that sends itself `number` as `module.function` is first called, noting when in
-the file `sent`: a real signal at a known point of a phase that takes a fraction of a second."""
-
-
-def start(root: Path, args: list[str], signal_at: str | None = None, number: str = "SIGINT") -> subprocess.Popen[str]:
-    """`veritrail audit-index ROOT ARGS`, as a user runs it, or sending itself `number` at
-    `signal_at` ("module:function")."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERITRAIL_", "OPENAI_"))}
-    command = [sys.executable, "-m", "veritrail_graphrag"]
-    if signal_at is not None:
-        module, function = signal_at.split(":")
-        sent = root.parent / "signal-sent"
-        command = [sys.executable, "-c", SIGNAL_AT.format(module=module, function=function, sent=str(sent), number=number)]
-    return subprocess.Popen(
-        [*command, "audit-index", str(root), *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
+    return interrupting.checkpoint_lines(folder(root))
 
 
 def stopped(process: subprocess.Popen[str], root: Path, sent: float | None = None) -> tuple[int, int, str]:
     """Wait for an interrupted audit; check that it stopped within `STOPS_WITHIN` of the signal
-    (sent at `sent`, else as the file SIGNAL_AT writes says), with code 130, without a traceback or
+    (sent at `sent`, else when the process sent it itself), with code 130, without a traceback or
     a lock left behind, and said how to resume. Returns (claims saved, of how many, its line)."""
     _, err = process.communicate(timeout=60)
     ended = time.monotonic()
     if sent is None:
-        sent = float((root.parent / "signal-sent").read_text())
+        sent = signal_sent(root)
     assert ended - sent < STOPS_WITHIN, f"stopped {ended - sent:.1f} s after the signal"
     assert process.returncode == 130, err
     assert "Traceback" not in err
