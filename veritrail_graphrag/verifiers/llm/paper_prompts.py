@@ -103,18 +103,18 @@ brackets, such as [S4]. You are also given a claim. Answer this question: do the
 the entire claim?
 
 The excerpts justify the entire claim only when they strongly imply that all of it is true: a \
-careful reader of the excerpts would arrive at the whole claim without assumptions and without \
-information from elsewhere. Strong implication is a lower bar than an explicit statement, but a \
-weak implication is not enough: that someone worked on several joint projects does not justify \
-the claim that they stress how much cooperation matters.
+reader who goes through the excerpts closely would reach the whole claim on their own, assuming \
+nothing and bringing in nothing from elsewhere. Strong implication is a lower bar than an \
+explicit statement, but a weak implication is not enough: that someone worked on several joint \
+projects does not justify the claim that they stress how much cooperation matters.
 
 The excerpts do not justify the entire claim in four cases: they contradict a part of it; they \
 strongly imply that a part of it is false; a part of it is only weakly implied; or a part of it \
 is not addressed at all.
 
 Rules:
-- The claim was taken from an answer to a question about a collection of documents: "X is \
-mentioned" or "X is discussed" means mentioned or discussed in those documents.
+- The claim comes from an answer about a set of documents, so "X is mentioned" or "X is \
+discussed" speaks of those documents.
 - {_STATEMENTS}
 - Use nothing but the excerpts: none of your own knowledge.
 - {_READER}
