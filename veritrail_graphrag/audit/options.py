@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from veritrail_graphrag.adapters.graphrag import METHODS
 from veritrail_graphrag.audit.project_llm import project_endpoint
-from veritrail_graphrag.errors import UsageError, validation_problem
+from veritrail_graphrag.errors import UsageError, excerpt, validation_problem
 from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.models import TrailConfig
 from veritrail_graphrag.report.markdown import MD_LIMIT
@@ -219,7 +219,7 @@ class GateOptions(Options):
 def _stage_rate(given: str) -> tuple[int, float]:
     """`4=0.1` as (4, 0.1). A stage is its number, as reports and `compare` name it: a DAG's stages
     have no names (a node's kind may sit at several stages)."""
-    refused = UsageError(f"--max-stage-rate {given!r}: write STAGE=R, a stage number and a rate from 0 to 1")
+    refused = UsageError(f"--max-stage-rate {excerpt(given)}: write STAGE=R, a stage number and a rate from 0 to 1")
     stage, _, rate = given.partition("=")
     try:
         number, limit = int(stage), float(rate)
