@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_openai import Answer, FakeOpenAI, PromptView, overlap_oracle
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "graphrag-christmas-carol"
-REPORT = Path("output/veritrail/queries/handwritten-1/report.json")
+REPORT = Path("audit/report.json")  # under the copy, by --out: where reports go depends on the layout
 
 
 def reaching_the_source(request: dict) -> Answer:
@@ -61,8 +61,9 @@ def audit(root: Path, server: FakeOpenAI, max_input_tokens: int) -> tuple[int, f
     )
     env = {**os.environ, "VERITRAIL_MAX_INPUT_TOKENS": str(max_input_tokens), "VERITRAIL_CACHE": "false"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    command = [sys.executable, "-m", "veritrail_graphrag", "audit", str(root), "--verifier", "llm", "--no-resume"]
     done = subprocess.run(
-        [sys.executable, "-m", "veritrail_graphrag", "audit", str(root), "--verifier", "llm", "--no-resume"],
+        [*command, "--out", str(root / REPORT.parent)],
         env=env,
         capture_output=True,
         text=True,
