@@ -14,7 +14,6 @@ OpenAI server with `max_input_tokens` set (default 8,000, the window of many GGU
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import shutil
@@ -28,6 +27,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fake_openai import Answer, FakeOpenAI, PromptView, overlap_oracle
+
+from veritrail_graphrag import AuditReport
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "graphrag-christmas-carol"
 REPORT = Path("audit/report.json")  # under the copy, by --out: where reports go depends on the layout
@@ -77,11 +78,10 @@ def audit(root: Path, server: FakeOpenAI, max_input_tokens: int) -> tuple[int, f
 
 def roots_read(root: Path) -> list[str]:
     """Text-unit ids whose sentences the audit showed to Evidence Selection, most often first."""
-    report = json.loads((root / REPORT).read_text())
     seen: dict[str, int] = {}
-    for result in report["results"]:
-        for iteration in result["iterations"]:
-            for node_id in iteration["checked"]:
+    for result in AuditReport.load(root / REPORT).results:
+        for iteration in result.iterations:
+            for node_id in iteration.checked:
                 if node_id.startswith("text_unit:"):
                     seen[node_id] = seen.get(node_id, 0) + 1
     return sorted(seen, key=seen.__getitem__, reverse=True)
