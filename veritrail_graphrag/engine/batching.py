@@ -13,8 +13,8 @@ def _boundary_after(sentences: Sequence[Sentence], limit: int) -> bool:
     """Content decides: true for about `len(sentences) / (2 * limit)` of nodes, the same in every run.
 
     One boundary per two prompts' worth of sentences: measured on 20 community reports of the
-    sample (743 claims), 18% more Evidence Selection prompts than greedy packing (25,722 against
-    21,769); one per prompt's worth cost 31% more."""
+    sample (742 claims, `benchmarks/batch_boundaries.py`), 19% more Evidence Selection prompts than
+    greedy packing (7,145 against 6,017); one per prompt's worth would cost 49% more."""
     digest = hashlib.blake2b("\n".join(s.text for s in sentences).encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") % (2 * limit) < len(sentences)
 
