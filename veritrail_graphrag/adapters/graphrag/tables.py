@@ -1,7 +1,8 @@
 """Read GraphRAG's parquet tables into one column vocabulary, whatever generation wrote them.
 
 Generations renamed and retyped columns (`name` -> `title`, `raw_community` -> `community`,
-community numbers stored as strings, optional `parent`/`children`); everything after this module
+community numbers stored as strings and, in GraphRAG 0.3/0.4, kept in the communities' `id`,
+optional `parent`/`children`); everything after this module
 sees the 3.x names and types. Only the columns the DAG needs are read: early outputs carry
 1536-float embeddings per entity that would otherwise dominate memory.
 """
@@ -68,7 +69,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         _optional("human_readable_id", "scalar"),
     ),
     "communities": (
-        Column("community", "int", aliases=("raw_community",)),
+        Column("community", "int", aliases=("raw_community", "id")),
         _optional("level", "int"),
         _optional("parent", "int"),
         _optional("children", "list"),
@@ -130,15 +131,21 @@ class IndexTables:
     raw_relationships: Table | None
 
 
-def _numbers(frame: pd.DataFrame, column: str, path: Path, integers: bool) -> pd.Series:
-    """The column as numbers (Int64 for integers), or an error naming the first row that is none."""
+_READ_AS = {("communities", "id"): "the community number of GraphRAG 0.3/0.4"}
+"""Columns read under another name than their own, and what they hold there: an error names the
+column as the file has it."""
+
+
+def _numbers(frame: pd.DataFrame, column: str, path: Path, integers: bool, shown: str) -> pd.Series:
+    """The column as numbers (Int64 for integers), or an error naming the first row that is none
+    and the column as `shown` (its name in the file)."""
     values = pd.to_numeric(frame[column], errors="coerce")
     bad = values.isna() & frame[column].notna()
     if integers:
         bad |= values.notna() & ((values % 1 != 0) | (values.abs() >= 2**63))
     if bad.any():
         position = int(bad.to_numpy().nonzero()[0][0])
-        raise _wrong_type(frame, column, position, "integers" if integers else "numbers", path)
+        raise _wrong_type(frame, column, position, "integers" if integers else "numbers", path, shown)
     return values.astype("Int64") if integers else values.astype("float64")
 
 
@@ -164,12 +171,15 @@ def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
-def _wrong_type(frame: pd.DataFrame, column: str, position: int, expected: str, path: Path) -> AdapterError:
+def _wrong_type(
+    frame: pd.DataFrame, column: str, position: int, expected: str, path: Path, name: str | None = None
+) -> AdapterError:
+    """`name`: the column as the file calls it, when it was read under another (`column`)."""
     value = frame[column].iloc[position]
     shown = excerpt(value if not isinstance(value, np.ndarray) else value.tolist())
     where = _row_name(frame, position)
     return AdapterError(
-        f"column {column!r} should hold {expected}, but row {position} ({where}) holds a "
+        f"column {name or repr(column)} should hold {expected}, but row {position} ({where}) holds a "
         f"{type(value).__name__}: {shown}",
         file=path,
         row=position,
@@ -185,7 +195,8 @@ def _check_kind(frame: pd.DataFrame, column: Column, path: Path) -> None:
             raise _wrong_type(frame, column.name, position, expected, path)
 
 
-def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> pd.DataFrame:
+def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path, shown: dict[str, str]) -> pd.DataFrame:
+    """`shown`: how errors name a column read under another name (`'id' (the community ...)`)."""
     for column in schema:
         if column.name not in frame.columns:
             continue
@@ -193,7 +204,8 @@ def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path) -> p
         if column.kind == "str":
             frame[column.name] = frame[column.name].astype("string").fillna("")
         elif column.kind in ("int", "number"):
-            frame[column.name] = _numbers(frame, column.name, path, integers=column.kind == "int")
+            name = shown.get(column.name, repr(column.name))
+            frame[column.name] = _numbers(frame, column.name, path, integers=column.kind == "int", shown=name)
         if column.unique and frame[column.name].duplicated().any():
             repeated = frame[column.name][frame[column.name].duplicated()].iloc[0]
             raise AdapterError(f"column {column.name!r} repeats the value {excerpt(repeated)}", file=path)
@@ -234,7 +246,12 @@ def read_table(name: str, path: Path) -> Table:
     if name == "text_units":
         frame[ROW] = _row_labels(frame.index)
     frame = frame.reset_index(drop=True)
-    return Table(path=path, frame=_normalise(frame, SCHEMAS[name], path))
+    shown = {
+        target: f"{source!r} ({_READ_AS[name, source]})"
+        for source, target in selected.items()
+        if (name, source) in _READ_AS
+    }
+    return Table(path=path, frame=_normalise(frame, SCHEMAS[name], path, shown))
 
 
 def _row_labels(index: pd.Index) -> pd.Series:
