@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from veritrail_graphrag.errors import DagError, TerminalError, excerpt, named, validation_problem
 from veritrail_graphrag.files import atomic_write_text, read_json
+from veritrail_graphrag.languages import detect_language
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.sentences import split_sentences
 
@@ -232,8 +233,14 @@ class DAG:
     def stage(self, node_id: str) -> int:
         return self.node(node_id).stage
 
+    def language(self, node_id: str) -> str | None:
+        """The language the node is written in (an ISO 639-1 code), or None when it cannot be told;
+        detected on first use, once per text (`languages.detect_language`), like its sentences."""
+        return detect_language(self.node(node_id).text)
+
     def sentences(self, node_id: str) -> list[Sentence]:
-        """The node's sentences with stable ids `<node id>#<n>`, split on first use only."""
+        """The node's sentences with stable ids `<node id>#<n>`, split on first use only, by the
+        rules of the node's language (`sentences.split_sentences`)."""
         cached = self._sentences.get(node_id)
         if cached is None:
             text = self.node(node_id).text
