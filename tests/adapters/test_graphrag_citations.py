@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
 from veritrail_graphrag.adapters.graphrag.citations import (
     CitationIndex,
     DataCitation,
     cited_ids,
     data_citations,
-    strip_data_citations,
+    read_data_group,
 )
 from veritrail_graphrag.dag import DAG, Node
+from veritrail_graphrag.markers import strip_markers
 
 
 def test_every_dataset_with_more_markers() -> None:
@@ -27,7 +30,28 @@ def test_every_dataset_with_more_markers() -> None:
         DataCitation(dataset="claims", ids=[7]),
     ]
     assert cited_ids(data_citations(text), "reports") == [2, 7, 34, 1]
-    assert strip_data_citations("Marley is dead [Data: Entities (5)].") == "Marley is dead."
+    assert strip_markers("Marley is dead [Data: Entities (5)].") == "Marley is dead."
+
+
+@pytest.mark.parametrize(
+    ("marker", "labels"),
+    [
+        ("[records: Entities (1292)]", ["entities:1292"]),
+        ("[data: entities (3); relationships (5, +more)]", ["entities:3", "relationships:5", "relationships:+more"]),
+        ("[DATA: Reports (2)]", ["reports:2"]),
+        ("[Relationships (2052)]", ["relationships:2052"]),
+        ("[Relationship 424]", ["relationships:424"]),
+        ("[Relationships 24, 25]", ["relationships:24", "relationships:25"]),
+        ("[Daten: Berichte (3)]", []),  # a marker, of a dataset we do not know
+        ("[+more]", []),
+        ("[Illustration: A LANTERN]", None),  # words: not a marker
+        ("[sic]", None),
+    ],
+)
+def test_markers_in_any_form_are_read(marker: str, labels: list[str] | None) -> None:
+    assert read_data_group(marker[1:-1], keep_more=True) == labels
+    if labels is not None:
+        assert strip_markers(f"Marley is dead {marker}.") == "Marley is dead."
 
 
 def test_unknown_datasets_and_words_are_skipped() -> None:

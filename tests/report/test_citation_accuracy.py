@@ -33,8 +33,7 @@ def test_markers_belong_to_their_sentence_or_the_one_before() -> None:
         ("Tim is ill.", []),
         ("Fred visits.", []),
         ("Fred laughs.", ["entities:3", "entities:+more"]),
-        ("Bob works.", ["reports:4"]),  # a marker on a line of its own closes the sentence before it
-        ("", []),
+        ("Bob works.", ["reports:4"]),  # a paragraph of markers alone belongs to the sentence before it
     ]
 
 

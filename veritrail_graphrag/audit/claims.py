@@ -15,6 +15,7 @@ from veritrail_graphrag import interruption
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError, UsageError, excerpt, named, validation_problem
 from veritrail_graphrag.files import read_text
+from veritrail_graphrag.markers import strip_markers
 from veritrail_graphrag.models import Claim, ClaimExtraction
 from veritrail_graphrag.report.model import (
     HEADING_REASON,
@@ -28,12 +29,11 @@ from veritrail_graphrag.sentences import HEADING, LIST_ITEM
 from veritrail_graphrag.verifiers.base import Verifier
 from veritrail_graphrag.verifiers.capabilities import ClaimExtractor
 
-_CITATION = re.compile(r"\s*\[(?:Data|Sources?):[^\]]*\]", re.IGNORECASE)
-
 
 def clean_claim_text(sentence: str) -> str:
-    """Drop list markers, markdown emphasis and GraphRAG's `[Data: Reports (..)]` citations."""
-    text = _CITATION.sub("", sentence)
+    """Drop list markers, markdown emphasis and citation markers (`[Data: Reports (..)]` and every
+    other form `markers.py` knows): what a claim says, not what it cites."""
+    text = strip_markers(sentence)
     text = LIST_ITEM.sub("", text)
     return text.replace("**", "").replace("__", "").strip()
 

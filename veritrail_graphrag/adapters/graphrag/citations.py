@@ -1,5 +1,7 @@
 """GraphRAG's own citations: `[Data: Reports (2, 7, 34, +more)]`, `[Data: Entities (5); Relationships
-(12, 40); Sources (3)]`, and the DAG nodes they name.
+(12, 40); Sources (3)]`, and the DAG nodes they name. Outputs also write them under other keys or
+none, in any case and without parentheses (`[records: Entities (12)]`, `[relationships (4)]`,
+`[Relationship 424]`): every form `markers.MARKER` knows is read.
 
 GraphRAG's prompts ask the model to cite record ids of the tables it was shown, at most five per
 dataset, then `+more`. The ids are GraphRAG's short ids: a report's community number, the
@@ -20,12 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from veritrail_graphrag.adapters.graphrag import ids
 from veritrail_graphrag.citations import SentenceCitations, mark_sentences
 from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.markers import MARKER, is_marker
 
 Dataset = Literal["reports", "entities", "relationships", "claims", "sources"]
 
-_BLOCK = re.compile(r"\[\s*Data\s*:(?P<body>[^\[\]]*)\]", re.IGNORECASE)
-_GROUP = re.compile(r"(?P<name>[A-Za-z][A-Za-z ]*?)\s*\((?P<ids>[^()]*)\)")
-_DATA_PREFIX = re.compile(r"^\s*Data\s*:", re.IGNORECASE)
+_GROUP = re.compile(
+    r"(?P<name>[^\W\d_][^\W\d]*(?:[ \t][^\W\d]+)*?)[ \t]*"
+    r"(?:\((?P<ids>[^()]*)\)|(?P<bare>(?:-?\d+|\+[ \t]*more)(?:[ \t]*,[ \t]*(?:-?\d+|\+[ \t]*more))*))"
+)
+_KEY = re.compile(r"^\s*[^\W\d_]\w*\s*:")
 _LABEL = re.compile(r"^(?P<dataset>[a-z]+):(?P<record>-?\d+)$")
 MORE = "+more"
 _MORE = re.compile(r"^\+\s*more$", re.IGNORECASE)
@@ -79,34 +84,34 @@ class DataCitation(BaseModel):
         return [f"{self.dataset}:{i}" for i in self.ids]
 
 
-def data_citations(text: str) -> list[DataCitation]:
-    """Every dataset reference of every `[Data: ...]` marker in `text`, in order; datasets we do
-    not know and ids that are not numbers are skipped."""
+def _references(body: str) -> list[DataCitation]:
+    """The dataset references of one marker's body, its key (`Data:`, `records:`) left aside."""
     found: list[DataCitation] = []
-    for block in _BLOCK.finditer(text):
-        for group in _GROUP.finditer(block["body"]):
-            dataset = dataset_of(group["name"])
-            if dataset is None:
-                continue
-            tokens = [t.strip() for t in group["ids"].split(",") if t.strip()]
-            numbers = [int(t) for t in tokens if t.lstrip("-").isdigit()]
-            found.append(DataCitation(dataset=dataset, ids=numbers, more=any(_MORE.match(t) for t in tokens)))
+    for group in _GROUP.finditer(_KEY.sub("", body, count=1)):
+        dataset = dataset_of(group["name"])
+        if dataset is None:
+            continue
+        tokens = [t.strip() for t in (group["ids"] if group["ids"] is not None else group["bare"]).split(",")]
+        numbers = [int(t) for t in tokens if t.lstrip("-").isdigit()]
+        found.append(DataCitation(dataset=dataset, ids=numbers, more=any(_MORE.match(t) for t in tokens)))
     return found
 
 
+def data_citations(text: str) -> list[DataCitation]:
+    """Every dataset reference of every citation marker in `text`, in order; datasets we do not
+    know and ids that are not numbers are skipped."""
+    return [found for marker in MARKER.finditer(text) for found in _references(marker["body"])]
+
+
 def read_data_group(body: str, keep_more: bool = False) -> list[str] | None:
-    """What one bracket group cites, as `dataset:id` labels (`reports:2`), if it is a `[Data: ...]`
-    marker; None otherwise. `keep_more` adds `reports:+more` where the list was cut short."""
-    if not _DATA_PREFIX.match(body):
+    """What one bracket group cites, as `dataset:id` labels (`reports:2`), if it is a citation
+    marker (`[]` when it names no record we know); None otherwise. `keep_more` adds
+    `reports:+more` where the list was cut short."""
+    if not is_marker(f"[{body}]"):
         return None
-    citations = data_citations(f"[{body}]")
+    citations = _references(body)
     more = [f"{c.dataset}:{MORE}" for c in citations if c.more] if keep_more else []
     return [label for citation in citations for label in citation.labels()] + more
-
-
-def strip_data_citations(text: str) -> str:
-    """The text without its `[Data: ...]` markers (what a claim says, not what it cites)."""
-    return re.sub(r"\s+([.,;:!?])", r"\1", _BLOCK.sub("", text)).strip()
 
 
 def cited_ids(citations: Iterable[DataCitation], dataset: Dataset) -> list[int]:

@@ -1,0 +1,36 @@
+"""What a citation marker looks like, in any of the forms the outputs we audit write them.
+
+GraphRAG's prompts ask for `[Data: Reports (2, 7, +more)]`; published indexes also hold
+`[records: Entities (1292)]`, `[data: entities (3); relationships (5)]`, `[Relationships (2052)]`,
+`[Relationship 424]` and `[+more]`; other pipelines cite `[S0]` or `[3, 4]`. A marker is a bracket
+group holding record references only: an optional key (`Data:`, `records:`, any word), then
+datasets with their ids, or ids alone, where an id has a digit or is `+more`; or whatever follows
+GraphRAG's own keys (`Data:`, `Sources:`, `records:`), which never begin a bracket of text. A
+bracket of words (`[Illustration: A flushed group]`, `[sic]`) is text, not a marker.
+
+Sentence splitting gives a marker to the sentence it follows, and claims are made of the words
+around markers, never of a marker.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ID = r"(?:\+\s*more|[^\W\d_]{0,3}-?\d[\w.\-]*)"
+_IDS = rf"{_ID}(?:\s*,\s*{_ID})*"
+_REFERENCE = rf"(?:[^\W\d_][^\W\d]*(?:[ \t][^\W\d]+){{0,2}}[ \t]*(?:\(\s*{_IDS}\s*\)|{_IDS})|{_IDS})"
+_BODY = rf"(?:[^\W\d_]\w{{0,20}}[ \t]*:[ \t]*)?{_REFERENCE}(?:[ \t]*[;,][ \t]*{_REFERENCE})*"
+_KEYED = r"(?i:data|sources?|records)[ \t]*:[^\[\]\n]*"
+MARKER = re.compile(rf"\[[ \t]*(?P<body>{_BODY}|{_KEYED})[ \t]*\](?!\()")
+"""One citation marker; its `body` is what is between the brackets."""
+
+
+def is_marker(text: str) -> bool:
+    """Whether `text` (a bracket group with its brackets) is one citation marker."""
+    return MARKER.fullmatch(text.strip()) is not None
+
+
+def strip_markers(text: str) -> str:
+    """`text` without its citation markers, and without the space a marker left before a
+    punctuation mark ("is here [Data: ...]." -> "is here.")."""
+    return re.sub(r"\s+([.,;:!?\u3002\uff0c\uff1b\uff1a\uff01\uff1f])", r"\1", MARKER.sub("", text)).strip()
