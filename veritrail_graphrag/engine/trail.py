@@ -53,6 +53,11 @@ class Iteration(BaseModel):
         description="sentences the verifier's prefilter left out before Evidence Selection, as "
         "`<node id>#<first>-<last>` per run",
     )
+    not_read: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="candidates the verifier was not shown, by language (ISO 639-1; 'und' unknown): it does not "
+        "compare their language with the claim's",
+    )
     excerpts: list[Excerpt] = Field(default_factory=list, description="the Verdict Generation input")
     reselections: int = 0
     omitted_from_verdict: list[str] = Field(
@@ -72,6 +77,7 @@ class Iteration(BaseModel):
 class ClaimResult(BaseModel):
     claim: Claim
     terminal: str
+    language: str | None = Field(default=None, description="the claim's language (ISO 639-1), None when unknown")
     verdict: Verdict
     reasoning: str
     score: float | None = None
@@ -92,6 +98,11 @@ class ClaimResult(BaseModel):
     @property
     def interim_verdicts(self) -> list[Verdict]:
         return [it.verdict for it in self.iterations]
+
+    @property
+    def not_checked_for_language(self) -> bool:
+        """Inconclusive because the verifier could not read the evidence's language."""
+        return self.verdict is Verdict.INCONCLUSIVE and bool(self.iterations and self.iterations[-1].not_read)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

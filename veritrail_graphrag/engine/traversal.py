@@ -21,6 +21,7 @@ from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.batching import pack_nodes, ranges, shorten
 from veritrail_graphrag.engine.decomposition import DecompositionQueue
 from veritrail_graphrag.engine.evidence import Evidence
+from veritrail_graphrag.engine.languages import LanguageGate, claim_language
 from veritrail_graphrag.engine.localization import error_stages
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
 from veritrail_graphrag.engine.verdict_input import VerdictInput
@@ -171,6 +172,7 @@ class _Trail:
         self.terminal = terminal
         self.semaphore = semaphore
         self.verdict_input = VerdictInput(dag, engine.config)
+        self.languages = LanguageGate(self.verifier, dag, claim_language(dag, claim, terminal))
 
     async def _call(
         self, what: str, node_ids: Sequence[str], call: Callable[[], Awaitable[Any]], model: type[_M] | None
@@ -256,6 +258,16 @@ class _Trail:
         return queue.sub_claims()
 
     async def _iterate(
+        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
+    ) -> Iteration:
+        """One iteration over the candidates the verifier can read in the claim's language; the
+        others are recorded, never shown (`LanguageGate`)."""
+        readable, unread = self.languages.partition(to_check, set(roots_with_evidence))
+        if not readable:
+            return self.languages.unread_iteration(index, unread)
+        return self.languages.settle(await self._read_iteration(index, readable, roots_with_evidence), unread)
+
+    async def _read_iteration(
         self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
     ) -> Iteration:
         carried = [n for n in to_check if n in roots_with_evidence]
@@ -425,6 +437,7 @@ class _Trail:
         return ClaimResult(
             claim=self.claim,
             terminal=self.terminal,
+            language=self.languages.language,
             verdict=verdict,
             reasoning=reasoning,
             score=score,

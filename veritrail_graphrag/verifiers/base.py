@@ -84,3 +84,16 @@ class Prefilters(Protocol):
     def may_be_evidence(self, claim: Claim, sentences: list[Sentence]) -> list[bool]:
         """One flag per sentence, in order: False leaves the sentence out."""
         ...
+
+
+@runtime_checkable
+class ReadsLanguages(Protocol):
+    """A verifier that compares a claim only with evidence in the claim's own language, and only in
+    the languages it names (ISO 639-1 codes): one that matches words (its stems, negation words
+    and stopwords are a language's own). The engine shows it no node it cannot compare: a claim in
+    a language it does not read, or whose candidates are in another language, ends Inconclusive
+    before any Evidence Selection is paid for, with a reason naming both languages. A verifier
+    without it (the LLM judges by meaning, in any language) is shown every node."""
+
+    @property
+    def languages(self) -> frozenset[str]: ...

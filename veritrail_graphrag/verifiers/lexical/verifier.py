@@ -37,6 +37,9 @@ class LexicalVerifier:
         "offline word-overlap verdicts: an estimate for triage, which cannot see paraphrase or "
         "reasoning; use --verifier llm for verdicts to rely on"
     )
+    languages = frozenset({"en"})
+    """It reads English: its stopwords, negation words, number words and stems are English's
+    (`ReadsLanguages`); the facts verifier, built on it, too."""
 
     def __init__(self, config: LexicalConfig | None = None) -> None:
         self.config = config or LexicalConfig()

@@ -1,0 +1,93 @@
+"""Which of a claim's candidate nodes its verifier can compare with it, by language.
+
+A verifier that declares the languages it reads (`ReadsLanguages`) compares a claim only with
+nodes in the claim's own language, and only in those languages. The decision is made per
+iteration on the nodes the claim would be traced to next, before Evidence Selection, so nothing
+is paid for what cannot be judged: a mixed corpus (some text units in English, some in Korean)
+reads the English ones, and a claim whose candidates are all in another language ends
+Inconclusive there. The claim's language is its own sentence's, or its output's when the sentence
+is too short to tell; a node's is detected once per node (`DAG.language`), and only for nodes the
+traversal reaches. Nodes in no language that can be told are read.
+"""
+
+from __future__ import annotations
+
+from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine.trail import Iteration
+from veritrail_graphrag.languages import detect_language, language_list, language_name
+from veritrail_graphrag.models import Claim, Verdict
+from veritrail_graphrag.verifiers.base import ReadsLanguages, Verifier
+
+UNKNOWN = "und"
+"""The language of a node that cannot be told (ISO 639-2 "undetermined"), where one is named."""
+ANY_LANGUAGE = "the LLM verifier (--verifier llm) judges claims against evidence in any language"
+
+
+def claim_language(dag: DAG, claim: Claim, terminal: str) -> str | None:
+    """The claim's language: its own, else (a sentence too short to tell) its output's."""
+    return detect_language(claim.text) or dag.language(terminal)
+
+
+class LanguageGate:
+    """For one claim: which candidates its verifier reads, and the iterations it could not."""
+
+    def __init__(self, verifier: Verifier, dag: DAG, language: str | None) -> None:
+        self.dag = dag
+        self.language = language
+        self.reads = verifier.languages if isinstance(verifier, ReadsLanguages) else None
+
+    def _readable(self, node_id: str) -> bool:
+        if self.reads is None or self.language is None:
+            return True
+        if self.language not in self.reads:
+            return False
+        found = self.dag.language(node_id)
+        return found is None or found == self.language
+
+    def partition(self, nodes: list[str], carried: set[str]) -> tuple[list[str], dict[str, list[str]]]:
+        """(the nodes to read, the others by language). Carried roots yielded evidence already."""
+        readable: list[str] = []
+        unread: dict[str, list[str]] = {}
+        for node_id in nodes:
+            if node_id in carried or self._readable(node_id):
+                readable.append(node_id)
+            else:
+                unread.setdefault(self.dag.language(node_id) or UNKNOWN, []).append(node_id)
+        return readable, unread
+
+    def reason(self, unread: dict[str, list[str]], some_read: bool) -> str:
+        """Why nodes were not read, naming the claim's language and theirs."""
+        count = sum(map(len, unread.values()))
+        evidence = f"{count} node(s) in {language_list(set(unread) - {UNKNOWN}) or language_name(None)}"
+        claim = language_name(self.language)
+        reads = language_list(set(self.reads or ()))
+        if self.language not in (self.reads or ()):
+            why = f"the claim is in {claim}, which this verifier does not read (it reads {reads})"
+        else:
+            why = f"the claim is in {claim}, and this verifier compares it only with evidence in {claim}"
+        read = "What it could read did not fully support the claim; " if some_read else ""
+        return f"{read}{evidence} were not read: {why}. Not checked; {ANY_LANGUAGE}."
+
+    def unread_iteration(self, index: int, unread: dict[str, list[str]]) -> Iteration:
+        """An iteration with nothing the verifier can read: Inconclusive, no call made."""
+        return Iteration(
+            index=index,
+            checked=[],
+            nodes_with_evidence=[],
+            evidence=[],
+            not_read=unread,
+            verdict=Verdict.INCONCLUSIVE,
+            reasoning=self.reason(unread, some_read=False),
+        )
+
+    def settle(self, iteration: Iteration, unread: dict[str, list[str]]) -> Iteration:
+        """An iteration that left nodes unread for their language: no support in what was read is
+        no verdict, as the evidence may be in what was not; support found stands."""
+        if not unread:
+            return iteration
+        if iteration.verdict is not Verdict.NOT_FULLY_SUPPORTED:
+            return iteration.model_copy(update={"not_read": unread})
+        reasoning = f"{self.reason(unread, some_read=True)} {iteration.reasoning}".strip()
+        return iteration.model_copy(
+            update={"not_read": unread, "verdict": Verdict.INCONCLUSIVE, "reasoning": reasoning, "gaps": []}
+        )
