@@ -23,11 +23,12 @@ from veritrail_graphrag.engine.traversal import VeriTrail
 from veritrail_graphrag.errors import VerifierError
 from veritrail_graphrag.models import Claim
 from veritrail_graphrag.report.citation_accuracy import attach_citations
+from veritrail_graphrag.report.languages import summarize_languages
 from veritrail_graphrag.report.markdown import MD_LIMIT
 from veritrail_graphrag.report.model import AuditReport, ClaimFailure, SkippedSentence, summarize
 from veritrail_graphrag.report.outputs import write_outputs
 from veritrail_graphrag.report.records import NodeInfo, touched_nodes
-from veritrail_graphrag.verifiers.base import Estimates
+from veritrail_graphrag.verifiers.base import Estimates, ReadsLanguages
 from veritrail_graphrag.verifiers.capabilities import usage_report, verifier_settings
 
 
@@ -100,6 +101,8 @@ async def run_audit(
         terminals = [terminal] if isinstance(terminal, str) else list(dict.fromkeys(terminal[c.id] for c in claims))
         touched = {n for n in {*terminals, *(f.terminal for f in failures)} if n in dag}
         touched = touched.union(*(touched_nodes(r) for r in results))
+        languages = {n: dag.language(n) for n in touched}
+        reads = engine.verifier.languages if isinstance(engine.verifier, ReadsLanguages) else None
         report = AuditReport(
             tool_version=__version__,
             source=source,
@@ -109,7 +112,9 @@ async def run_audit(
             verifier_note=engine.verifier.estimate_note if isinstance(engine.verifier, Estimates) else "",
             config=engine.config,
             dag_metadata=json.loads(json.dumps(dag.metadata, default=str)),
-            summary=summarize(results, len(dag), failed=len(failures)),
+            summary=summarize(
+                results, len(dag), failed=len(failures), languages=summarize_languages(results, languages, reads)
+            ),
             results=results,
             failed=failures,
             skipped=list(skipped),
@@ -117,7 +122,10 @@ async def run_audit(
             usage=usage_report(engine.verifier),
             dag_fingerprint=dag.fingerprint(),
             full_trail=full_trail,
-            nodes={n: NodeInfo.of(dag.node(n), full_trail) for n in sorted(touched, key=lambda n: (-dag.stage(n), n))},
+            nodes={
+                n: NodeInfo.of(dag.node(n), full_trail, languages[n])
+                for n in sorted(touched, key=lambda n: (-dag.stage(n), n))
+            },
         )
         write_outputs(report, report_path, markdown_path, md_limit)
         if not failures:

@@ -251,6 +251,8 @@ def print_audit(
     stdout.print(f"{counts}." + (f" Error stages: {stages}{several}." if stages else ""), highlight=False)
     if report.verifier_note:
         stdout.print(f"Verifier {report.verifier}: {report.verifier_note}", highlight=False, soft_wrap=True)
+    if report.summary.languages is not None:
+        stdout.print(report.summary.languages.note, highlight=False, soft_wrap=True, markup=False)
     if report.usage is not None:
         stdout.print(usage_line(report.usage), highlight=False, soft_wrap=True)
     if report.summary.citations is not None:

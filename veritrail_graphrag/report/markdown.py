@@ -42,6 +42,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
         "",
         f"Nodes read: {s.nodes_read} of {s.nodes_in_dag} ({s.mean_nodes_read_per_claim} per claim on average).",
         "",
+        *([s.languages.note, ""] if s.languages is not None else []),
     ]
     if s.error_stages or s.unlocalized:
         lines += ["## Where unsupported claims were introduced", "", "| stage | claims |", "|---|---|"]

@@ -34,6 +34,7 @@ from veritrail_graphrag.files import read_json, write_together
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Claim, TrailConfig, Verdict
 from veritrail_graphrag.report.citation_accuracy import CitationSummary, summarize_citations
+from veritrail_graphrag.report.languages import LanguageSummary
 from veritrail_graphrag.report.records import (
     ClaimRecord,
     NodeInfo,
@@ -97,6 +98,9 @@ class Summary(BaseModel):
     mean_nodes_read_per_claim: float
     citations: CitationSummary | None = Field(
         default=None, description="citation accuracy, when the output cites its inputs (GraphRAG [Data: ...])"
+    )
+    languages: LanguageSummary | None = Field(
+        default=None, description="languages of the claims and of the nodes read; claims not checked for language"
     )
 
 
@@ -268,8 +272,11 @@ def _validated(adapter: TypeAdapter[_T], value: Any, table: str, path: Path) -> 
         raise ReportError(_first_problem(exc, table), file=path) from None
 
 
-def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) -> Summary:
-    """Counts over the results; citation accuracy when the results carry citations."""
+def summarize(
+    results: list[ClaimResult], nodes_in_dag: int, failed: int = 0, languages: LanguageSummary | None = None
+) -> Summary:
+    """Counts over the results; citation accuracy when the results carry citations; `languages`
+    as `report.languages.summarize_languages` counts them (it needs the DAG)."""
     verdicts = Counter(r.verdict.value for r in results)
     stages: Counter[str] = Counter()
     unlocalized = 0
@@ -291,6 +298,7 @@ def summarize(results: list[ClaimResult], nodes_in_dag: int, failed: int = 0) ->
         nodes_read=len(read),
         mean_nodes_read_per_claim=round(sum(r.nodes_read for r in results) / len(results), 2) if results else 0.0,
         citations=summarize_citations(results),
+        languages=languages,
     )
 
 

@@ -37,15 +37,16 @@ class NodeInfo(BaseModel):
     stage: int
     kind: str
     ids: dict[str, Any] = Field(default_factory=dict)
+    language: str | None = Field(default=None, description="the node's language (ISO 639-1), None when unknown")
     text: str | None = None
 
     @classmethod
-    def of(cls, node: Node, with_text: bool) -> NodeInfo:
+    def of(cls, node: Node, with_text: bool, language: str | None = None) -> NodeInfo:
         ids = {key: node.metadata[key] for key in ID_KEYS if node.metadata.get(key) is not None}
-        return cls(stage=node.stage, kind=node.kind, ids=ids, text=node.text if with_text else None)
+        return cls(stage=node.stage, kind=node.kind, ids=ids, language=language, text=node.text if with_text else None)
 
 
-NODE_COLUMNS = ("node_id", "stage", "kind", *ID_KEYS, "text")
+NODE_COLUMNS = ("node_id", "stage", "kind", *ID_KEYS, "language", "text")
 """report.json's node table, column by column (as `pd.DataFrame(report["nodes"])` reads it): our
 node id, then GraphRAG's ids under GraphRAG's names, as in evidence.parquet."""
 
@@ -55,6 +56,7 @@ def node_columns(nodes: Mapping[str, NodeInfo]) -> dict[str, list[Any]]:
     Columns, not one object per node, because hundreds of nodes would repeat every key (a third of
     the table)."""
     optional = {key: [info.ids.get(key) for info in nodes.values()] for key in ID_KEYS}
+    optional["language"] = [info.language for info in nodes.values()]
     optional["text"] = [info.text for info in nodes.values()]
     return {
         "node_id": list(nodes),
@@ -83,6 +85,7 @@ def nodes_from_columns(columns: Mapping[str, list[Any]]) -> dict[str, NodeInfo]:
                 stage=value.get("stage"),  # type: ignore[arg-type]
                 kind=value.get("kind"),  # type: ignore[arg-type]
                 ids={key: value[key] for key in ID_KEYS if key in value},
+                language=value.get("language"),
                 text=value.get("text"),
             )
         except ValidationError as exc:
@@ -124,6 +127,9 @@ class IterationRecord(BaseModel):
     skipped: list[str] = Field(
         default_factory=list, description="sentences the prefilter left out, as `<node id>#<first>-<last>`"
     )
+    not_read: dict[str, list[NodeRef]] = Field(
+        default_factory=dict, description="candidates not shown to the verifier, by their language"
+    )
     excerpts: list[ExcerptRef] = Field(default_factory=list)
     reselections: int = 0
     omitted_from_verdict: list[NodeRef] = Field(default_factory=list)
@@ -137,6 +143,7 @@ class IterationRecord(BaseModel):
 class ClaimRecord(BaseModel):
     claim: Claim
     terminal: str
+    language: str | None = None
     verdict: Verdict
     reasoning: str | None = Field(default=None, description="None: the last iteration's, which it usually is")
     score: float | None = None
@@ -323,6 +330,7 @@ def _iteration_record(it: Iteration, texts: _Texts, batches: bool, number: Mappi
         if batches
         else [],
         skipped=it.skipped if batches else [],
+        not_read={language: refs(nodes) for language, nodes in it.not_read.items()},
         excerpts=[
             ExcerptRef(
                 node_id=number.get(e.node_id, e.node_id),
@@ -353,6 +361,7 @@ def to_record(result: ClaimResult, batches: bool = True, number: Mapping[str, in
     return ClaimRecord(
         claim=result.claim,
         terminal=result.terminal,
+        language=result.language,
         verdict=result.verdict,
         reasoning=None if iterations and iterations[-1].reasoning == result.reasoning else result.reasoning,
         score=result.score,
@@ -389,6 +398,7 @@ def _iteration(record: IterationRecord, texts: list[str], source: TextSource) ->
             for b in record.batches
         ],
         skipped=record.skipped,
+        not_read={language: ids(nodes) for language, nodes in record.not_read.items()},
         excerpts=[
             Excerpt(
                 node_id=source.node_id(e.node_id),
@@ -420,6 +430,7 @@ def from_record(record: ClaimRecord, source: TextSource) -> ClaimResult:
     return ClaimResult(
         claim=record.claim,
         terminal=record.terminal,
+        language=record.language,
         verdict=record.verdict,
         reasoning=_claim_reasoning(record),
         score=record.score,
@@ -437,6 +448,7 @@ def touched_nodes(result: ClaimResult) -> set[str]:
     nodes = {result.terminal}
     for it in result.iterations:
         nodes.update(it.checked, it.carried_roots, it.nodes_with_evidence, it.omitted_from_verdict)
+        nodes.update(n for unread in it.not_read.values() for n in unread)
         nodes.update(s.node_id for s in (*it.evidence, *it.context))
         for excerpt in it.excerpts:
             nodes.update(excerpt.nodes)

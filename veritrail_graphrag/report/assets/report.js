@@ -346,6 +346,7 @@
     el("p", { class: "meta", text: `verifier ${report.verifier} · q=${report.config.q} · ${report.created} · ` +
       `veritrail-graphrag ${report.tool_version} · ${report.terminals.length} terminal(s)` }),
     report.verifier_note ? el("p", { class: "muted", text: `Verifier ${report.verifier}: ${report.verifier_note}` }) : null,
+    report.summary.languages ? el("p", { class: "muted", id: "languages", text: report.summary.languages.note }) : null,
     ...notes, summaryPanel(), report.terminals.length > 1 ? terminalTable() : null, failed,
     el("h2", { id: "claims", text: "Claims" }),
     el("div", { class: "filters" }, filters.verdict, filters.stage, filters.terminal, filters.search, count),
