@@ -3,6 +3,8 @@
 Prints DAG build time and peak memory, then the engine's own time per claim with a verifier that
 answers instantly, and how many nodes each claim read. Run: `python benchmarks/engine_overhead.py`.
 Targets (issue 2): build < 15 s and < 2 GB; engine overhead < 20 ms per claim (median).
+`--languages`: the verifier declares that it reads English (as the offline ones do), so the
+language of every candidate node is detected once, as the engine does for them; prints how many.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import statistics
 import time
 
 from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail
+from veritrail_graphrag.languages import detect_language
 from veritrail_graphrag.verifiers import EvidenceSelection, Excerpt, Sentence, VerdictResult
 
 SHAPE = {"chunks": 3_200, "stage2": 95_000, "stage3": 12_000, "reports": 3_650, "map_answers": 80}
@@ -34,6 +37,12 @@ class InstantVerifier:
         from veritrail_graphrag import Verdict
 
         return VerdictResult(verdict=Verdict.FULLY_SUPPORTED, reasoning="instant")
+
+
+class InstantEnglishVerifier(InstantVerifier):
+    """The same, reading English only (`ReadsLanguages`): the engine detects its candidates' language."""
+
+    languages = frozenset({"en"})
 
 
 def _rss_mb() -> float:
@@ -85,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--claims", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--languages", action="store_true", help="a verifier that reads English only")
     args = parser.parse_args()
 
     nodes, edges = build_records(args.claims, args.seed)
@@ -95,7 +105,8 @@ def main() -> None:
     print(f"DAG: {len(dag):,} nodes, {len(edges):,} edges, stages {dag.stages()}")
     print(f"build: {build_s:.2f} s; peak RSS {_rss_mb():.0f} MB (records alone {baseline_mb:.0f} MB)")
 
-    engine = VeriTrail(InstantVerifier(), TrailConfig(concurrency=16))
+    verifier = InstantEnglishVerifier() if args.languages else InstantVerifier()
+    engine = VeriTrail(verifier, TrailConfig(concurrency=16))
     claims = [Claim(id=f"c{k}", text=f"MARKER{k}", sub_claims=[f"MARKER{k}"]) for k in range(args.claims)]
     timings, reads, first_pass = [], [], True
     for claim in claims:
@@ -112,6 +123,8 @@ def main() -> None:
     print(f"nodes read per claim: median {statistics.median(reads):.0f} "
           f"({statistics.median(reads) / len(dag):.3%} of the DAG), max {max(reads)}")
     print(f"nodes split into sentences over all claims: {dag.split_count:,}; peak RSS {_rss_mb():.0f} MB")
+    if args.languages:
+        print(f"texts whose language was detected: {detect_language.cache_info().currsize:,}")
 
 
 if __name__ == "__main__":
