@@ -60,7 +60,7 @@ def test_works_without_nltk_data_or_network(tmp_path) -> None:  # type: ignore[n
         "socket.socket = None\n"
         "from veritrail_graphrag.sentences import split_sentences\n"
         "print(len(split_sentences('Prof. X left at 5 p.m. today. Then he slept.')))\n"
-        "print(len(split_sentences('Le moulin a fermé, dit l'art. 5 du code. Il a rouvert en 1930.')))\n"
+        "print(len(split_sentences('Le moulin a fermé selon l’art. 5 du code. Il a rouvert en 1930.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"NLTK_DATA": str(tmp_path)})
     assert out.returncode == 0, out.stderr
