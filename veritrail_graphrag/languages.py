@@ -70,11 +70,11 @@ def _sample(text: str) -> str:
     return " ".join((text[:third], text[middle : middle + third], text[-third:]))
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=4096)
 def detect_language(text: str) -> str | None:
     """The ISO 639-1 code of the language `text` is written in, or None when it cannot be told
-    (too few letters, no language, or no language likely enough). Cached by text: a node's
-    language is detected once however many claims read it."""
+    (too few letters, no language, or no language likely enough). A few thousand recent texts are
+    remembered (a claim's, an excerpt split again); a DAG keeps its nodes' languages itself."""
     sample = _sample(text)
     if len(_LETTER.findall(sample)) < MIN_LETTERS:
         return None

@@ -27,7 +27,7 @@ quotation ("he answers 'Bah! Humbug!' and leaves"); such pieces are joined again
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Protocol
 
@@ -52,6 +52,10 @@ _CJK_END = re.compile(rf"[\u3002\uff01\uff1f\uff61]+(?:(?![{_CJK_CLOSERS}])|[{_C
 after the closing quotes or brackets that follow one only before a space (「…。」と言った is one
 sentence)."""
 _CJK_ENDED = re.compile(rf"[\u3002\uff01\uff1f\uff61][{_CJK_CLOSERS}]*$")
+_CJK_ANY = re.compile(r"[\u3002\uff01\uff1f\uff61]")
+_TAIL = 40
+"""Characters at the end of a piece that the end-of-piece patterns need to see: every check that
+two pieces are one sentence is made per piece, so it must not read a long piece whole."""
 _NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
 _ET_AL = re.compile(r"\bet al\.$")
 _DOTTED = re.compile(r"(?:^|[\s(])(?:[^\W\d_]{1,2}\.){2,}$")
@@ -116,10 +120,15 @@ def _tokenizer(language: str | None) -> _SpanTokenizer:
     return punkt_tokenizer() if model is None else _language_tokenizer(model)
 
 
-def splitting_language(text: str) -> str | None:
-    """The language whose rules split `text`: its own when its letters go beyond ASCII, else None
-    (English's rules, whatever the language: no detector decides how English is split)."""
-    return detect_language(text) if _NON_ASCII_LETTER.search(text) else None
+AUTO = "auto"
+"""Split a text by its own language's rules (`splitting_language`)."""
+
+
+def splitting_language(text: str, detect: Callable[[str], str | None] = detect_language) -> str | None:
+    """The language whose rules split `text`: its own (as `detect` tells it) when its letters go
+    beyond ASCII, else None: English's rules, whatever the language, so that no detector decides
+    how English is split. The DAG passes its per-node cache as `detect`."""
+    return detect(text) if _NON_ASCII_LETTER.search(text) else None
 
 
 def _blocks(text: str) -> list[str]:
@@ -165,6 +174,9 @@ def _closings(text: str) -> int:
 
 def _cjk_spans(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     """`spans` cut again after every Chinese or Japanese sentence end inside them."""
+    if _CJK_ANY.search(text) is None:
+        yield from spans
+        return
     for start, end in spans:
         for match in _CJK_END.finditer(text, start, end):
             if match.end() < end and text[match.end() : end].strip():
@@ -176,6 +188,8 @@ def _cjk_spans(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[in
 def _leading_markers(text: str, start: int, end: int) -> int:
     """Where the citation markers that open `text[start:end]` end (`start` when none do)."""
     first = at = start + len(text[start:end]) - len(text[start:end].lstrip())
+    if not text.startswith("[", first):
+        return start
     while (match := MARKER.match(text, at, end)) is not None:
         at = match.end()
         at += len(text[at:end]) - len(text[at:end].lstrip())
@@ -186,21 +200,28 @@ def _continues(before: str, piece: str, language: str | None) -> bool:
     """Whether `piece` goes on the sentence `before` ends in: Punkt cut after an abbreviation it
     does not know, or inside a quotation."""
     before, piece = before.rstrip(), piece.lstrip()
+    end = before[-_TAIL:]  # the patterns below look at the end of `before` only
     first = piece[:1]
     lower = first.islower()
-    if _open_quotation(before) and _closings(before + piece) > _closings(before):
-        return True  # a stray quote, never closed, joins nothing
-    if _EXCLAIMED.search(before) and lower:
+    if _EXCLAIMED.search(end) and lower:
         return True
-    if _CJK_ENDED.search(before):
-        return False  # in Chinese or Japanese a sentence may begin with a Latin word ("cmd.exe ...")
-    if (_ET_AL.search(before) or _DOTTED.search(before)) and (lower or first.isdigit() or first in "([,;"):
+    if not _CJK_ENDED.search(end) and _abbreviated(end, first, language):
+        return True  # (in Chinese or Japanese a sentence may begin with a Latin word: "cmd.exe ...")
+    # Last, as it reads `before` whole: a stray quote, never closed, joins nothing.
+    return _open_quotation(before) and _closings(before + piece) > _closings(before)
+
+
+def _abbreviated(end: str, first: str, language: str | None) -> bool:
+    """Whether a piece ending in `end` ends in an abbreviation that the piece starting with
+    `first` goes on from."""
+    lower = first.islower()
+    if (_ET_AL.search(end) or _DOTTED.search(end)) and (lower or first.isdigit() or first in "([,;"):
         return True
     if language in (None, "en"):
         return False
     if lower:
         return bool(_GOES_ON.match(first))
-    return first.isdigit() and _SHORT_WORD.search(before) is not None
+    return first.isdigit() and _SHORT_WORD.search(end) is not None
 
 
 def _sentences(text: str, language: str | None) -> list[str]:
@@ -225,15 +246,15 @@ def _sentences(text: str, language: str | None) -> list[str]:
 
 
 def _only_markers(text: str) -> bool:
-    return MARKER.sub("", text).strip() == ""
+    return text.lstrip().startswith("[") and MARKER.sub("", text).strip() == ""
 
 
-def split_paragraphs(text: str, language: str | None = None) -> list[list[str]]:
+def split_paragraphs(text: str, language: str | None = AUTO) -> list[list[str]]:
     """The sentences of each markdown block (paragraph, heading, list item, table row), in order;
     blocks without sentences are dropped, and a block of citation markers alone goes to the
     sentence before it. Citations written once per paragraph need the grouping. `language`: the
-    rules to split by (default: the text's own, see `splitting_language`)."""
-    language = splitting_language(text) if language is None else language
+    rules to split by (default: the text's own, see `splitting_language`; None: English's)."""
+    language = splitting_language(text) if language == AUTO else language
     paragraphs: list[list[str]] = []
     for block in _blocks(text):
         if paragraphs and _only_markers(block):
@@ -253,7 +274,7 @@ def split_paragraphs(text: str, language: str | None = None) -> list[list[str]]:
     return paragraphs
 
 
-def split_sentences(text: str, language: str | None = None) -> list[str]:
+def split_sentences(text: str, language: str | None = AUTO) -> list[str]:
     """Split a node's text into sentences (markdown-aware); empty pieces are dropped. `language`:
     as for `split_paragraphs`."""
     return [sentence for paragraph in split_paragraphs(text, language) for sentence in paragraph]

@@ -116,7 +116,7 @@ def test_sentences_are_split_lazily_and_once(monkeypatch: pytest.MonkeyPatch) ->
 
     calls: list[str] = []
     real = dag_module.split_sentences
-    monkeypatch.setattr(dag_module, "split_sentences", lambda text: calls.append(text) or real(text))
+    monkeypatch.setattr(dag_module, "split_sentences", lambda text, rules: calls.append(text) or real(text, rules))
     dag = DAG.from_records([n("a", 1, "One. Two."), n("b", 2, "Three.")], [("a", "b")])
     assert calls == []
     first = dag.sentences("a")

@@ -19,7 +19,7 @@ from veritrail_graphrag.errors import DagError, TerminalError, excerpt, named, v
 from veritrail_graphrag.files import atomic_write_text, read_json
 from veritrail_graphrag.languages import detect_language
 from veritrail_graphrag.models import Sentence
-from veritrail_graphrag.sentences import split_sentences
+from veritrail_graphrag.sentences import split_sentences, splitting_language
 
 FORMAT_NAME = "veritrail-dag"
 FORMAT_VERSION = 1
@@ -68,6 +68,7 @@ class DAG:
         self._graph = graph
         self.metadata = metadata
         self._sentences: dict[str, list[Sentence]] = {}
+        self._languages: dict[str, str | None] = {}
         self._roots = frozenset(n for n in graph if graph.in_degree(n) == 0)
         self._sinks = [n for n in graph if graph.out_degree(n) == 0]
         self._fingerprint: str | None = None
@@ -235,8 +236,10 @@ class DAG:
 
     def language(self, node_id: str) -> str | None:
         """The language the node is written in (an ISO 639-1 code), or None when it cannot be told;
-        detected on first use, once per text (`languages.detect_language`), like its sentences."""
-        return detect_language(self.node(node_id).text)
+        detected on first use and once, like its sentences (`languages.detect_language`)."""
+        if node_id not in self._languages:
+            self._languages[node_id] = detect_language(self.node(node_id).text)
+        return self._languages[node_id]
 
     def sentences(self, node_id: str) -> list[Sentence]:
         """The node's sentences with stable ids `<node id>#<n>`, split on first use only, by the
@@ -244,9 +247,10 @@ class DAG:
         cached = self._sentences.get(node_id)
         if cached is None:
             text = self.node(node_id).text
+            language = splitting_language(text, lambda _: self.language(node_id))
             cached = [
                 Sentence(id=f"{node_id}#{i}", node_id=node_id, index=i, text=s)
-                for i, s in enumerate(split_sentences(text))
+                for i, s in enumerate(split_sentences(text, language))
             ]
             self._sentences[node_id] = cached
         return cached
