@@ -46,7 +46,7 @@ def test_evidence_in_another_language_is_not_read_and_the_claim_is_inconclusive(
     assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED, Verdict.INCONCLUSIVE]
     assert result.iterations[-1].not_read == {"ja": ["unit-ja"]} and result.iterations[-1].checked == []
     assert "English" in result.reasoning and "Japanese" in result.reasoning and "--verifier llm" in result.reasoning
-    assert result.not_checked_for_language
+    assert result.unread_languages == ["ja"]
 
 
 def test_a_claim_in_a_language_the_verifier_does_not_read_costs_no_call() -> None:
@@ -57,6 +57,7 @@ def test_a_claim_in_a_language_the_verifier_does_not_read_costs_no_call() -> Non
     assert result.language == "fr" and result.verdict is Verdict.INCONCLUSIVE
     assert result.iterations[0].not_read == {"en": ["description"]}
     assert "French, which this verifier does not read (it reads English)" in result.reasoning
+    assert result.unread_languages == ["en"]
 
 
 def test_a_mixed_corpus_reads_the_nodes_in_the_claims_language() -> None:
@@ -88,3 +89,45 @@ def test_a_verifier_that_declares_no_languages_is_shown_every_node() -> None:
     result = VeriTrail(verifier).verify(_dag({"unit-ja": JAPANESE_UNIT}), CLAIM, "report")
     assert set(verifier.nodes_read()) == {"description", "unit-ja"}
     assert result.language == "en" and all(not it.not_read for it in result.iterations)
+
+
+def test_support_not_traced_to_a_source_that_was_not_read_is_no_flag() -> None:
+    """Support in an English intermediate node whose source is Japanese: the trail ends there,
+    which would be Not Fully Supported (never traced to the source) were the source not unread."""
+    nodes = [
+        Node(id="unit-ja", text=JAPANESE_UNIT, stage=1),
+        Node(id="extraction", text=DESCRIPTION, stage=2),
+        Node(id="description", text=DESCRIPTION, stage=3),
+        Node(id="report", text=REPORT, stage=4),
+    ]
+    edges = [
+        ("unit-ja", "extraction"),
+        ("unit-ja", "description"),
+        ("extraction", "description"),
+        ("description", "report"),
+    ]
+    verifier = Reads("mill", _supported_by_mill)
+    result = VeriTrail(verifier).verify(DAG.from_records(nodes, edges), CLAIM, "report")
+    assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED, Verdict.FULLY_SUPPORTED]
+    assert result.iterations[-1].not_read == {"ja": ["unit-ja"]}
+    assert result.verdict is Verdict.INCONCLUSIVE and result.error_stages == []
+    assert result.reasoning.startswith("Support was found in what could be read (stage 2) but not traced to the source")
+    assert result.unread_languages == ["ja"]
+
+
+def test_support_that_leads_to_read_sources_only_is_still_not_traced() -> None:
+    """A Japanese unit left unread beside the evidence excuses nothing: the English description that
+    supports the claim was made from an English unit, already read, that holds no support."""
+    unit_en = "The Ouse floods the lower meadows of Selby every spring."
+    nodes = [
+        Node(id="unit-ja", text=JAPANESE_UNIT, stage=1),
+        Node(id="unit-en", text=unit_en, stage=1),
+        Node(id="description", text=DESCRIPTION, stage=3),
+        Node(id="report", text=REPORT, stage=4),
+    ]
+    edges = [("unit-en", "description"), ("unit-en", "report"), ("unit-ja", "report"), ("description", "report")]
+    verifier = Reads("mill", _supported_by_mill)
+    result = VeriTrail(verifier).verify(DAG.from_records(nodes, edges), CLAIM, "report")
+    assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED]
+    assert result.iterations[0].not_read == {"ja": ["unit-ja"]}
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.unread_languages == []

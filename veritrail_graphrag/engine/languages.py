@@ -13,7 +13,7 @@ traversal reaches. Nodes in no language that can be told are read.
 from __future__ import annotations
 
 from veritrail_graphrag.dag import DAG
-from veritrail_graphrag.engine.trail import Iteration
+from veritrail_graphrag.engine.trail import ClaimResult, Iteration
 from veritrail_graphrag.languages import detect_language, language_list, language_name
 from veritrail_graphrag.models import Claim, Verdict
 from veritrail_graphrag.verifiers.base import ReadsLanguages, Verifier
@@ -35,6 +35,8 @@ class LanguageGate:
         self.dag = dag
         self.language = language
         self.reads = verifier.languages if isinstance(verifier, ReadsLanguages) else None
+        self.decided: set[int] = set()
+        """The iterations whose verdict the gate decided (Inconclusive for language)."""
 
     def _readable(self, node_id: str) -> bool:
         if self.reads is None or self.language is None:
@@ -70,6 +72,7 @@ class LanguageGate:
 
     def unread_iteration(self, index: int, unread: dict[str, list[str]]) -> Iteration:
         """An iteration with nothing the verifier can read: Inconclusive, no call made."""
+        self.decided.add(index)
         return Iteration(
             index=index,
             checked=[],
@@ -88,6 +91,49 @@ class LanguageGate:
         if iteration.verdict is not Verdict.NOT_FULLY_SUPPORTED:
             return iteration.model_copy(update={"not_read": unread})
         reasoning = f"{self.reason(unread, some_read=True)} {iteration.reasoning}".strip()
+        self.decided.add(iteration.index)
         return iteration.model_copy(
             update={"not_read": unread, "verdict": Verdict.INCONCLUSIVE, "reasoning": reasoning, "gaps": []}
+        )
+
+    def finished(self, result: ClaimResult) -> ClaimResult:
+        """The claim's result with what the gate decided. When its last iteration read nothing
+        (`unread_iteration`) or found no support only where it could read (`settle`), the claim is
+        Inconclusive for language whatever the stop rule made of it. When support was found but the
+        trail stopped because the nodes it would be traced to were not read, nothing was found
+        missing: Inconclusive, not Not Fully Supported, and no stage is blamed."""
+        latest = result.iterations[-1]
+        if latest.index in self.decided:
+            return result.model_copy(
+                update={
+                    "verdict": Verdict.INCONCLUSIVE,
+                    "reasoning": latest.reasoning,
+                    "error_stages": [],
+                    "error_note": "",
+                    "gaps": [],
+                    "unread_languages": sorted(latest.not_read),
+                }
+            )
+        if result.verdict is not Verdict.NOT_FULLY_SUPPORTED or latest.verdict is not Verdict.FULLY_SUPPORTED:
+            return result
+        unread = {n: language for it in result.iterations for language, nodes in it.not_read.items() for n in nodes}
+        sources = {source for node in latest.nodes_with_evidence for source in self.dag.src(node)}
+        untraced = {unread[node] for node in sources if node in unread}
+        if not untraced:
+            return result
+        found = ", ".join(map(str, result.error_stages or [])) or "intermediate"
+        not_read = {language: [n for n in sorted(sources) if unread.get(n) == language] for language in untraced}
+        reasoning = (
+            f"Support was found in what could be read (stage {found}) but not traced to the source: "
+            f"{self.reason(not_read, some_read=False)}"
+        )
+        return result.model_copy(
+            update={
+                "verdict": Verdict.INCONCLUSIVE,
+                "reasoning": reasoning,
+                "error_stages": [],
+                "error_note": "",
+                "gaps": [],
+                "unread_languages": sorted(untraced),
+            }
         )

@@ -78,6 +78,11 @@ class ClaimResult(BaseModel):
     claim: Claim
     terminal: str
     language: str | None = Field(default=None, description="the claim's language (ISO 639-1), None when unknown")
+    unread_languages: list[str] = Field(
+        default_factory=list,
+        description="when the claim is Inconclusive because its evidence could not be read for its language: "
+        "the languages of what was not read",
+    )
     verdict: Verdict
     reasoning: str
     score: float | None = None
@@ -102,7 +107,7 @@ class ClaimResult(BaseModel):
     @property
     def not_checked_for_language(self) -> bool:
         """Inconclusive because the verifier could not read the evidence's language."""
-        return self.verdict is Verdict.INCONCLUSIVE and bool(self.iterations and self.iterations[-1].not_read)
+        return bool(self.unread_languages)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

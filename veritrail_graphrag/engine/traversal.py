@@ -434,7 +434,7 @@ class _Trail:
             gaps = []
         elif reason is StopReason.NO_CANDIDATES and verdict is Verdict.INCONCLUSIVE:
             reasoning = f"{reasoning.rstrip(' .')}. {NOT_TRACED_NOTE}" if reasoning.strip() else NOT_TRACED_NOTE
-        return ClaimResult(
+        result = ClaimResult(
             claim=self.claim,
             terminal=self.terminal,
             language=self.languages.language,
@@ -447,6 +447,7 @@ class _Trail:
             stop_reason=reason,
             iterations=iterations,
         )
+        return self.languages.finished(result)
 
     @staticmethod
     def _untraced(iterations: list[Iteration], stages: list[int] | None) -> str:

@@ -87,8 +87,7 @@ def summarize_languages(
     not_checked: Counter[str] = Counter()
     for result in results:
         if result.not_checked_for_language:
-            evidence = "+".join(sorted(result.iterations[-1].not_read))
-            not_checked[f"{result.language or UNKNOWN}>{evidence}"] += 1
+            not_checked[f"{result.language or UNKNOWN}>{'+'.join(result.unread_languages)}"] += 1
     return LanguageSummary(
         claims=dict(Counter(r.language or UNKNOWN for r in results)),
         nodes_read=dict(Counter(language_of(n) for n in read)),

@@ -144,6 +144,7 @@ class ClaimRecord(BaseModel):
     claim: Claim
     terminal: str
     language: str | None = None
+    unread_languages: list[str] = Field(default_factory=list)
     verdict: Verdict
     reasoning: str | None = Field(default=None, description="None: the last iteration's, which it usually is")
     score: float | None = None
@@ -362,6 +363,7 @@ def to_record(result: ClaimResult, batches: bool = True, number: Mapping[str, in
         claim=result.claim,
         terminal=result.terminal,
         language=result.language,
+        unread_languages=result.unread_languages,
         verdict=result.verdict,
         reasoning=None if iterations and iterations[-1].reasoning == result.reasoning else result.reasoning,
         score=result.score,
@@ -431,6 +433,7 @@ def from_record(record: ClaimRecord, source: TextSource) -> ClaimResult:
         claim=record.claim,
         terminal=record.terminal,
         language=record.language,
+        unread_languages=record.unread_languages,
         verdict=record.verdict,
         reasoning=_claim_reasoning(record),
         score=record.score,
