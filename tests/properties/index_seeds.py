@@ -1,13 +1,13 @@
 """Small GraphRAG indexes of every generation the adapter reads, written for these tests.
 
 A drawn `World` (text units, entities, relationships, communities, reports, claims) is written in
-the column set and types of one generation (3.x, 2.x, 1.x, 0.x, early 0.x, as the real indexes
-of each show them), into one of the folder shapes users have (project with settings.yaml and
-`output/`, a bare folder of tables, a 0.x run folder, an output folder named in settings.yaml),
-with stray tables beside them. The irregularities real indexes have are drawn too: relationships
-to an entity that is not in the table, entities without a description, reports of a community the
-communities table lacks. Tables are kept as columns of Python values until written, so that the
-property tests can mutate them first.
+the column set and types of one generation (3.x, 2.x, 1.x, 0.x, early 0.x, and 0.3/0.4, whose
+communities keep their number in `id`, as the real indexes of each show them), into one of the
+folder shapes users have (project with settings.yaml and `output/`, a bare folder of tables, a 0.x
+run folder, an output folder named in settings.yaml), with stray tables beside them. The
+irregularities real indexes have are drawn too: relationships to an entity that is not in the table,
+entities without a description, reports of a community the communities table lacks. Tables are kept
+as columns of Python values until written, so that the property tests can mutate them first.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from hypothesis import strategies as st
 from seeds import SENTENCES, passages, sentence
 
-GENERATIONS = ("3.x", "2.x", "1.x", "0.x", "0.x-early")
+GENERATIONS = ("3.x", "2.x", "1.x", "0.x", "0.x-early", "0.3-0.4")
 NAMES = ["HARBOUR COUNCIL", "MARA VELL", "GULL ROCK", "OREN TASK", "NORTH PIER", "THE OLD MILL", "LAMP GUILD"]
 STRAY = "STRANGER"
 """A relationship endpoint that is no entity (GraphRAG writes such relationships)."""
@@ -146,7 +146,7 @@ def _hrid(rows: list[dict[str, Any]], as_text: bool = False) -> list[Any]:
 
 def tables_of(world: World, generation: str) -> dict[str, Frame]:
     """The world's tables as `generation` wrote them: file stem (without create_final_) -> frame."""
-    early = generation == "0.x-early"
+    early = generation in ("0.x-early", "0.3-0.4")
     u, e, r, c, p = world.units, world.entities, world.relationships, world.communities, world.reports
     units: Columns = [("id", [x["id"] for x in u])]
     if not early:
@@ -182,8 +182,13 @@ def tables_of(world: World, generation: str) -> dict[str, Frame]:
         ("text_unit_ids", [x["text_unit_ids"] for x in r]),
     ]
     community = [str(x["community"]) if early else x["community"] for x in c]
-    communities: Columns = [("id", [f"c-{x['community']}" for x in c]), ("title", [f"Community {x['community']}" for x in c])]
-    communities += [("raw_community" if early else "community", community), ("level", [x["level"] for x in c])]
+    if generation == "0.3-0.4":  # the community number is the id, and no other column holds it
+        communities: Columns = [("id", community), ("title", [f"Community {x['community']}" for x in c])]
+    else:
+        communities = [("id", [f"c-{x['community']}" for x in c])]
+        communities += [("title", [f"Community {x['community']}" for x in c])]
+        communities += [("raw_community" if early else "community", community)]
+    communities.append(("level", [x["level"] for x in c]))
     if generation in ("3.x", "2.x", "1.x"):
         communities.append(("parent", [x["parent"] for x in c]))
     if generation == "3.x":
