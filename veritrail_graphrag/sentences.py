@@ -56,6 +56,7 @@ _CJK_ANY = re.compile(r"[\u3002\uff01\uff1f\uff61]")
 _TAIL = 40
 """Characters at the end of a piece that the end-of-piece patterns need to see: every check that
 two pieces are one sentence is made per piece, so it must not read a long piece whole."""
+_CLOSING_PUNCTUATION = re.compile(r"[.,;:!?\u3002\uff01\uff1f]+")
 _NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
 _ET_AL = re.compile(r"\bet al\.$")
 _DOTTED = re.compile(r"(?:^|[\s(])(?:[^\W\d_]{1,2}\.){2,}$")
@@ -186,12 +187,15 @@ def _cjk_spans(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[in
 
 
 def _leading_markers(text: str, start: int, end: int) -> int:
-    """Where the citation markers that open `text[start:end]` end (`start` when none do)."""
+    """Where the citation markers that open `text[start:end]` end (`start` when none do), with the
+    punctuation that closes them: "... a symptom. [Data: Entities (5)]. Next ..." leaves no "."."""
     first = at = start + len(text[start:end]) - len(text[start:end].lstrip())
     if not text.startswith("[", first):
         return start
     while (match := MARKER.match(text, at, end)) is not None:
         at = match.end()
+        if (closing := _CLOSING_PUNCTUATION.match(text, at, end)) is not None:
+            at = closing.end()
         at += len(text[at:end]) - len(text[at:end].lstrip())
     return at if at > first else start
 
@@ -246,7 +250,7 @@ def _sentences(text: str, language: str | None) -> list[str]:
 
 
 def _only_markers(text: str) -> bool:
-    return text.lstrip().startswith("[") and MARKER.sub("", text).strip() == ""
+    return text.lstrip().startswith("[") and _CLOSING_PUNCTUATION.sub("", MARKER.sub("", text)).strip() == ""
 
 
 def split_paragraphs(text: str, language: str | None = AUTO) -> list[list[str]]:

@@ -129,6 +129,10 @@ def test_a_text_of_ascii_letters_is_split_as_english_without_asking_a_detector(m
             ["The mill closed [DATA: relationships (7)].", "It reopened."],
         ),
         ("磨坊关闭了。[Data: Entities (3)] 后来又开了。", ["磨坊关闭了。[Data: Entities (3)]", "后来又开了。"]),
+        (  # a full stop after the marker as well: no sentence "." of its own
+            "The mill closed. [Data: Entities (58)]. It reopened.",
+            ["The mill closed. [Data: Entities (58)].", "It reopened."],
+        ),
     ],
 )
 def test_a_citation_marker_after_the_end_belongs_to_the_sentence_it_follows(text: str, expected: list[str]) -> None:
@@ -138,12 +142,12 @@ def test_a_citation_marker_after_the_end_belongs_to_the_sentence_it_follows(text
 def test_a_paragraph_of_markers_alone_goes_to_the_sentence_before_it() -> None:
     text = (
         "## The mill\n\nThe mill closed in 1921. It stood empty.\n\n[Data: Entities (3); Relationships (9)]\n\n"
-        "It reopened."
+        "It reopened.\n\n[Data: Entities (4)]."
     )
     assert split_paragraphs(text) == [
         ["## The mill"],
         ["The mill closed in 1921.", "It stood empty. [Data: Entities (3); Relationships (9)]"],
-        ["It reopened."],
+        ["It reopened. [Data: Entities (4)]."],
     ]
 
 
