@@ -115,6 +115,28 @@ def test_support_not_traced_to_a_source_that_was_not_read_is_no_flag() -> None:
     assert result.unread_languages == ["ja"]
 
 
+def test_support_traced_to_a_sub_report_beside_an_unread_source_is_no_flag() -> None:
+    """From the description's support the trail went on to its Japanese unit (not read) and, from
+    the sub-report's, to a sub-sub-report (read, supported, made from the description already
+    read): it ends with no candidates, but the way to the source led through the unit."""
+    nodes = [
+        Node(id="unit-ja", text=JAPANESE_UNIT, stage=1),
+        Node(id="description", text=DESCRIPTION, stage=3),
+        Node(id="sub-sub", text=REPORT, stage=4),
+        Node(id="sub", text=REPORT, stage=4),
+        Node(id="report", text=REPORT, stage=4),
+    ]
+    edges = [("unit-ja", "description"), ("description", "sub-sub"), ("description", "sub"), ("sub-sub", "sub")]
+    edges += [("description", "report"), ("sub", "report")]
+    verifier = Reads("mill", _supported_by_mill)
+    result = VeriTrail(verifier).verify(DAG.from_records(nodes, edges), CLAIM, "report")
+    assert [it.checked for it in result.iterations] == [["description", "sub"], ["sub-sub"]]
+    assert result.iterations[-1].not_read == {"ja": ["unit-ja"]}
+    assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED, Verdict.FULLY_SUPPORTED]
+    assert result.verdict is Verdict.INCONCLUSIVE and result.unread_languages == ["ja"]
+    assert "Japanese" in result.reasoning and result.error_stages == []
+
+
 def test_support_that_leads_to_read_sources_only_is_still_not_traced() -> None:
     """A Japanese unit left unread beside the evidence excuses nothing: the English description that
     supports the claim was made from an English unit, already read, that holds no support."""

@@ -12,6 +12,8 @@ traversal reaches. Nodes in no language that can be told are read.
 
 from __future__ import annotations
 
+import itertools
+
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.trail import ClaimResult, Iteration
 from veritrail_graphrag.languages import detect_language, language_list, language_name
@@ -101,7 +103,8 @@ class LanguageGate:
         (`unread_iteration`) or found no support only where it could read (`settle`), the claim is
         Inconclusive for language whatever the stop rule made of it. When support was found but the
         trail stopped because the nodes it would be traced to were not read, nothing was found
-        missing: Inconclusive, not Not Fully Supported, and no stage is blamed."""
+        missing: Inconclusive, not Not Fully Supported, and no stage is blamed. Only the unread
+        sources of evidence count: a node left unread beside the trail excuses nothing."""
         latest = result.iterations[-1]
         if latest.index in self.decided:
             return result.model_copy(
@@ -116,13 +119,16 @@ class LanguageGate:
             )
         if result.verdict is not Verdict.NOT_FULLY_SUPPORTED or latest.verdict is not Verdict.FULLY_SUPPORTED:
             return result
-        unread = {n: language for it in result.iterations for language, nodes in it.not_read.items() for n in nodes}
-        sources = {source for node in latest.nodes_with_evidence for source in self.dag.src(node)}
-        untraced = {unread[node] for node in sources if node in unread}
-        if not untraced:
+        # Where the support led: the unread nodes that were sources of the evidence before them.
+        not_read: dict[str, list[str]] = {}
+        for before, iteration in itertools.pairwise(result.iterations):
+            sources = {source for node in before.nodes_with_evidence for source in self.dag.src(node)}
+            for language, nodes in iteration.not_read.items():
+                not_read.setdefault(language, []).extend(n for n in nodes if n in sources)
+        not_read = {language: nodes for language, nodes in not_read.items() if nodes}
+        if not not_read:
             return result
         found = ", ".join(map(str, result.error_stages or [])) or "intermediate"
-        not_read = {language: [n for n in sorted(sources) if unread.get(n) == language] for language in untraced}
         reasoning = (
             f"Support was found in what could be read (stage {found}) but not traced to the source: "
             f"{self.reason(not_read, some_read=False)}"
@@ -134,6 +140,6 @@ class LanguageGate:
                 "error_stages": [],
                 "error_note": "",
                 "gaps": [],
-                "unread_languages": sorted(untraced),
+                "unread_languages": sorted(not_read),
             }
         )
