@@ -17,7 +17,6 @@ import statistics
 import time
 
 from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail
-from veritrail_graphrag.languages import detect_language
 from veritrail_graphrag.verifiers import EvidenceSelection, Excerpt, Sentence, VerdictResult
 
 SHAPE = {"chunks": 3_200, "stage2": 95_000, "stage3": 12_000, "reports": 3_650, "map_answers": 80}
@@ -124,7 +123,7 @@ def main() -> None:
           f"({statistics.median(reads) / len(dag):.3%} of the DAG), max {max(reads)}")
     print(f"nodes split into sentences over all claims: {dag.split_count:,}; peak RSS {_rss_mb():.0f} MB")
     if args.languages:
-        print(f"texts whose language was detected: {detect_language.cache_info().currsize:,}")
+        print(f"nodes whose language was detected: {dag.language_count:,}")
 
 
 if __name__ == "__main__":

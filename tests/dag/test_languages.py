@@ -63,8 +63,9 @@ def test_a_node_is_detected_once_however_often_it_is_asked(monkeypatch: pytest.M
         ],
         [("a", "b")],
     )
+    assert dag.language_count == 0
     assert [dag.language("a") for _ in range(3)] == ["de", "de", "de"]
-    assert len(calls) == 1
+    assert len(calls) == 1 and dag.language_count == 1
 
 
 def test_names() -> None:

@@ -260,6 +260,11 @@ class DAG:
         """How many nodes have been split into sentences so far (nodes actually read)."""
         return len(self._sentences)
 
+    @property
+    def language_count(self) -> int:
+        """How many nodes' languages have been detected so far (nodes a traversal reached)."""
+        return len(self._languages)
+
     def stages(self) -> dict[int, int]:
         """Node count per stage, for summaries."""
         counts: dict[int, int] = {}
