@@ -39,6 +39,8 @@ class Column:
     required: bool = True
     nonempty: bool = False
     unique: bool = False
+    of_integers: bool = False
+    """For a list column: every item is an integer (a community number)."""
 
 
 def _optional(name: str, kind: Kind = "str") -> Column:
@@ -72,7 +74,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         Column("community", "int", aliases=("raw_community", "id")),
         _optional("level", "int"),
         _optional("parent", "int"),
-        _optional("children", "list"),
+        Column("children", "list", required=False, of_integers=True),
         _optional("entity_ids", "list"),
         _optional("relationship_ids", "list"),
         _optional("text_unit_ids", "list"),
@@ -195,12 +197,25 @@ def _check_kind(frame: pd.DataFrame, column: Column, path: Path) -> None:
             raise _wrong_type(frame, column.name, position, expected, path)
 
 
+def _check_items(frame: pd.DataFrame, column: str, path: Path) -> None:
+    """Every item of the list column is an integer: a child community written as text (' ')
+    would otherwise fail deep in the hierarchy's arithmetic, with no file named."""
+    for position, value in enumerate(frame[column]):
+        if _missing(value):
+            continue
+        items = pd.to_numeric(pd.Series(list(value), dtype=object), errors="coerce")
+        if items.isna().any() or (items % 1 != 0).any():
+            raise _wrong_type(frame, column, position, "lists of integers", path)
+
+
 def _normalise(frame: pd.DataFrame, schema: tuple[Column, ...], path: Path, shown: dict[str, str]) -> pd.DataFrame:
     """`shown`: how errors name a column read under another name (`'id' (the community ...)`)."""
     for column in schema:
         if column.name not in frame.columns:
             continue
         _check_kind(frame, column, path)
+        if column.of_integers:
+            _check_items(frame, column.name, path)
         if column.kind == "str":
             frame[column.name] = frame[column.name].astype("string").fillna("")
         elif column.kind in ("int", "number"):
