@@ -7,6 +7,7 @@ import json
 import statistics
 from pathlib import Path
 
+import bm25s
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,8 @@ from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig, Ver
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
 from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
+from veritrail_graphrag.verifiers.lexical.select import overlap
+from veritrail_graphrag.verifiers.lexical.text import fuzzy_equal
 
 SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
 
@@ -268,6 +271,36 @@ async def test_batch_without_content_words_selects_nothing(verifier: LexicalVeri
         Claim(id="c1", text="Microsoft acquired GitHub."), batch("Yes.", "Okay, okay.", "Hmm?")
     )
     assert selection.selected == []
+
+
+async def test_a_batch_shown_to_many_claims_is_indexed_once(
+    verifier: LexicalVerifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claims of one report start at the same nodes, so their first batches are the same: BM25's
+    index of a batch is built once and scored for each claim."""
+    built: list[int] = []
+    real = bm25s.BM25.index
+    monkeypatch.setattr(bm25s.BM25, "index", lambda self, corpus, **kw: built.append(1) or real(self, corpus, **kw))
+    sentences = batch("Scrooge kept his clerk Bob Cratchit in a cold office.", "Marley had died seven years before.")
+    first = await verifier.select_evidence(Claim(id="c1", text="Bob Cratchit worked in a cold office."), sentences)
+    second = await verifier.select_evidence(Claim(id="c2", text="Marley died seven years before."), sentences)
+    assert (first.selected, second.selected) == (["n1:0"], ["n1:1"])
+    assert len(built) == 1
+
+
+KEYS = st.text(alphabet="acqiuisrt0", min_size=1, max_size=9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.lists(KEYS, max_size=6), sentence=st.frozensets(KEYS, max_size=8))
+def test_overlap_counts_exact_keys_and_close_derivations(query: list[str], sentence: frozenset[str]) -> None:
+    """`overlap` looks close derivations up by their first five letters; it counts what comparing
+    each query key with every key of the sentence counts."""
+    expected = sum(
+        key in sentence or (len(key) >= 5 and not key.isdigit() and any(fuzzy_equal(key, k) for k in sentence))
+        for key in query
+    )
+    assert overlap(query, sentence) == expected
 
 
 WORDS = st.sampled_from(

@@ -11,24 +11,40 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 import bm25s
 
 from veritrail_graphrag import interruption
 from veritrail_graphrag.models import Claim, EvidenceSelection, Sentence
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical.text import TextTerms, analyze, fuzzy_equal
+from veritrail_graphrag.verifiers.lexical.text import analyze, fuzzy_equal
 
 PRONOUNS = frozenset("he she it they this these that those his her its their him them such we our".split())
 """Opening words that point back to the previous sentence, whose text the verdict then needs."""
+
+
+@lru_cache(maxsize=65536)
+def _by_prefix(keys: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """A sentence's keys of five letters or more by their first five: `fuzzy_equal` holds only
+    between such keys, so a query key is compared with these few instead of every key of the
+    sentence (a sentence is scored for many claims)."""
+    grouped: dict[str, list[str]] = {}
+    for key in keys:
+        if len(key) >= 5:
+            grouped.setdefault(key[:5], []).append(key)
+    return {prefix: tuple(group) for prefix, group in grouped.items()}
 
 
 def overlap(query: Sequence[str], sentence: frozenset[str]) -> int:
     """Distinct query terms found in the sentence, counting close derivations as found."""
     count = 0
     for key in query:
-        if key in sentence or (len(key) >= 5 and not key.isdigit() and any(fuzzy_equal(key, k) for k in sentence)):
+        if key in sentence:
             count += 1
+        elif len(key) >= 5 and not key.isdigit():
+            count += any(fuzzy_equal(key, k) for k in _by_prefix(sentence).get(key[:5], ()))
     return count
 
 
@@ -36,13 +52,36 @@ def _query(text: str) -> list[str]:
     return list(dict.fromkeys(analyze(text).keys))
 
 
-def _selected_indices(queries: Sequence[list[str]], sentences: Sequence[TextTerms], config: LexicalConfig) -> set[int]:
-    documents = [s.keys for s in sentences]
+@dataclass(frozen=True)
+class _Batch:
+    """A batch's BM25 index and its sentences' keys (None: no sentence has a content word)."""
+
+    index: bm25s.BM25
+    key_sets: list[frozenset[str]]
+
+
+@lru_cache(maxsize=1024)
+def _indexed(texts: tuple[str, ...]) -> _Batch | None:
+    """Built once per batch, however many claims are shown it: the claims of one report start at
+    the same nodes and meet the same batches. The index depends on the texts alone (the batch is
+    its own corpus), so a cached one scores exactly as a fresh one would."""
+    analyzed = []
+    for text in texts:
+        interruption.check()  # a batch of long sentences takes seconds
+        analyzed.append(analyze(text))
+    documents = [s.keys for s in analyzed]
     if not any(documents):
-        return set()
+        return None
     index = bm25s.BM25()
     index.index(documents, show_progress=False)
-    key_sets = [s.key_set for s in sentences]
+    return _Batch(index, [s.key_set for s in analyzed])
+
+
+def _selected_indices(queries: Sequence[list[str]], texts: tuple[str, ...], config: LexicalConfig) -> set[int]:
+    batch = _indexed(texts)
+    if batch is None:
+        return set()
+    index, key_sets = batch.index, batch.key_sets
     chosen: set[int] = set()
     for query in queries:
         interruption.check()
@@ -78,11 +117,7 @@ def select_sentences(claim: Claim, sentences: Sequence[Sentence], config: Lexica
     if not sentences:
         return EvidenceSelection()
     queries = [q for q in (_query(text) for text in (claim.text, *claim.sub_claims)) if q]
-    analyzed = []
-    for sentence in sentences:
-        interruption.check()  # a batch of long sentences takes seconds
-        analyzed.append(analyze(sentence.text))
-    chosen = _selected_indices(queries, analyzed, config)
+    chosen = _selected_indices(queries, tuple(s.text for s in sentences), config)
     by_place = {(s.node_id, s.index): position for position, s in enumerate(sentences)}
     context: set[int] = set()
     for position in chosen:
