@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from veritrail_graphrag import sentences
 from veritrail_graphrag.sentences import punkt_tokenizer, split_sentences
 
 
@@ -89,3 +90,16 @@ def test_works_without_nltk_data_or_network(tmp_path) -> None:  # type: ignore[n
 )
 def test_a_quotation_ending_in_an_exclamation_stays_in_its_sentence(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
+
+
+def test_a_text_is_split_once_however_often_it_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source text is shown to many claims (and its excerpts sized for every verdict): Punkt
+    reads it once. Each caller gets its own list, free to change."""
+    calls: list[str] = []
+    real = sentences._sentences
+    monkeypatch.setattr(sentences, "_sentences", lambda text: calls.append(text) or real(text))
+    text = "Marley was dead, to begin with. Scrooge signed the register of his burial, once and only once."
+    first = split_sentences(text)
+    first.append("changed by a caller")
+    assert split_sentences(text) == first[:2]
+    assert len(calls) == 1
