@@ -44,6 +44,14 @@ def _id_keys(node_id: str) -> frozenset[str]:
     return _key_set(" ".join(_LETTERS.findall(named.group(1)))) if named else frozenset()
 
 
+@lru_cache(maxsize=1024)
+def _shown_keys(batch: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]:
+    """Per node of an Evidence Selection batch ((node id, sentence) pairs), the terms of what the
+    batch shows of it: once per batch, however many claims are shown it."""
+    nodes = dict.fromkeys(node_id for node_id, _ in batch)
+    return {node_id: _key_set(" ".join(text for n, text in batch if n == node_id)) for node_id in nodes}
+
+
 def _node_keys(node_id: str, text: str) -> frozenset[str]:
     return _key_set(text) | _id_keys(node_id)
 
@@ -63,10 +71,12 @@ class NodeTerms:
 
     def add(self, claim: Claim, sentences: list[Sentence]) -> None:
         named = self._named.get((claim.id, claim.text), frozenset())
-        for node_id in {s.node_id for s in sentences}:
-            shown = " ".join(s.text for s in sentences if s.node_id == node_id)
+        for node_id, keys in _shown_keys(tuple((s.node_id, s.text) for s in sentences)).items():
             key = (claim.id, claim.text, node_id)
-            self._keys[key] = self._keys.get(key, frozenset()) | _key_set(shown)
+            previous = self._keys.get(key)
+            # the batch's own set when the node is new to the claim: one set per node shown,
+            # shared by every claim shown it, not a copy per claim
+            self._keys[key] = keys if previous is None else previous | keys
             named |= _id_keys(node_id)
         self._named[(claim.id, claim.text)] = named
 
