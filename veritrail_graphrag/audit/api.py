@@ -109,6 +109,7 @@ async def run_target(
                 lock=lock,
                 full_trail=options.full_trail,
                 md_limit=options.md_limit,
+                workers=options.processes(prepared),
             )
         finally:
             await close(verifier)

@@ -6,6 +6,7 @@ A field's `description` is its help text; `json_schema_extra` may give the CLI a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from veritrail_graphrag.adapters.graphrag import METHODS
 from veritrail_graphrag.audit.project_llm import project_endpoint
+from veritrail_graphrag.engine.workers import fork_available
 from veritrail_graphrag.errors import UsageError, excerpt, validation_problem
 from veritrail_graphrag.llm.config import PromptProfile
 from veritrail_graphrag.models import TrailConfig
@@ -150,6 +152,12 @@ class AuditOptions(TraversalOptions, VerifierOptions):
         description=f"Verifier calls in flight at once (default: LLM settings, else {DEFAULT_CONCURRENCY}; "
         "an offline verifier: 1).",
     )
+    workers: int | None = Field(
+        None,
+        ge=1,
+        description="Processes verifying claims side by side, for the offline verifiers (default: one per core); "
+        "the LLM verifier makes its calls concurrently in one process (--concurrency).",
+    )
     resume: bool = Field(True, description="Reuse claims finished by an interrupted run with the same inputs.")
     full_trail: bool = Field(
         False, description="Keep the full text of every node read in report.json (for debugging a verifier)."
@@ -157,6 +165,15 @@ class AuditOptions(TraversalOptions, VerifierOptions):
     md_limit: int = Field(
         MD_LIMIT, ge=0, description="Claims listed in report.md (the flagged first); all are in report.json."
     )
+
+    @model_validator(mode="after")
+    def _workers_offline(self) -> AuditOptions:
+        """Refused when the options are read, as the model options are for an offline verifier."""
+        if self.workers not in (None, 1) and registration(self.verifier).model_options:
+            raise UsageError.of_flags(
+                ["--workers"], "to the offline verifiers only: the LLM verifier's calls run at once (--concurrency)"
+            )
+        return self
 
     def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[PreparedVerifier, TrailConfig]:
         """The verifier, prepared once (its settings read), and the traversal settings.
@@ -172,6 +189,15 @@ class AuditOptions(TraversalOptions, VerifierOptions):
             prepared, q=self.q, max_sentences_per_prompt=max_sentences_per_prompt, concurrency=concurrency
         )
         return prepared, config
+
+    def processes(self, prepared: PreparedVerifier) -> int:
+        """How many processes verify the claims: one for a verifier that calls a model (its claims
+        wait on the endpoint, concurrently, in one process), else `workers`, by default one per
+        core this process may use; one where processes cannot be forked."""
+        if prepared.model_calls is not None or not fork_available():
+            return 1
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return self.workers or cores
 
 
 class GateOptions(Options):

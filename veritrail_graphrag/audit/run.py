@@ -50,6 +50,7 @@ async def run_audit(
     lock: OutputLock | None = None,
     full_trail: bool = False,
     md_limit: int = MD_LIMIT,
+    workers: int = 1,
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically.
 
@@ -58,7 +59,8 @@ async def run_audit(
     `citations` (per terminal, per sentence: what the output cites) adds citation accuracy.
     `lock`: the report's lock when the caller took it earlier (the CLI does, before extracting
     claims); otherwise it is taken here (`OutputBusyError` when another process holds it).
-    `full_trail` keeps the texts of the nodes read in the report; `md_limit` caps report.md's claims.
+    `full_trail` keeps the texts of the nodes read in the report; `md_limit` caps report.md's claims;
+    `workers`: processes verifying the claims (`engine/workers.py`), with the report of one.
     """
     if lock is not None and (lock.report_path != report_path or not lock.held):
         raise ValueError(f"the lock given is not held on {report_path}")
@@ -87,7 +89,9 @@ async def run_audit(
 
         todo = [c for c in claims if c.id not in done]
         try:
-            verified = await engine.averify_many(dag, todo, terminal, on_result=finished, on_error=failed)
+            verified = await engine.averify_many(
+                dag, todo, terminal, on_result=finished, on_error=failed, workers=workers
+            )
         finally:
             checkpoint.close()
         interruption.check()  # what follows builds and writes the report: seconds for an index audit

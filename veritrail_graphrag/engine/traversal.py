@@ -25,6 +25,7 @@ from veritrail_graphrag.engine.languages import LanguageGate, claim_language
 from veritrail_graphrag.engine.localization import error_stages
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
 from veritrail_graphrag.engine.verdict_input import VerdictInput
+from veritrail_graphrag.engine.workers import verify_in_processes
 from veritrail_graphrag.errors import CLAIM_FAILURES, ClaimsError, EndpointError, VerifierError
 from veritrail_graphrag.models import (
     Agreement,
@@ -117,6 +118,7 @@ class VeriTrail:
         terminal: str | Mapping[str, str] | None = None,
         on_result: Callable[[ClaimResult], None] | None = None,
         on_error: Callable[[Claim, VerifierError], None] | None = None,
+        workers: int = 1,
     ) -> list[ClaimResult]:
         """Verify claims concurrently; verifier calls of all claims share one concurrency limit.
 
@@ -126,7 +128,9 @@ class VeriTrail:
         `terminal` is one node for all claims, or a claim id -> node mapping (e.g. auditing many
         community reports at once). Results come back in the order of `claims`. Without `on_error`
         the first failing claim cancels the others; with it, a claim whose verifier failed is
-        reported there, left out of the results, and the other claims go on.
+        reported there, left out of the results, and the other claims go on. `workers` above 1
+        verifies the claims in that many processes (`workers.py`: for a verifier that calls no
+        model), with the same results.
         """
         duplicates = [claim_id for claim_id, n in Counter(c.id for c in claims).items() if n > 1]
         if duplicates:
@@ -139,6 +143,8 @@ class VeriTrail:
         else:
             start = dag.resolve_terminal(terminal)
             starts = {c.id: start for c in claims}
+        if workers > 1 and len(claims) > 1:
+            return await verify_in_processes(self, dag, claims, starts, workers, on_result, on_error)
         semaphore = asyncio.Semaphore(self.config.concurrency)
         waiting = iter(claims)
         results: dict[str, ClaimResult] = {}

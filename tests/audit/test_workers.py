@@ -1,0 +1,80 @@
+"""Claims verified in worker processes (`--workers`): the report, failures, checkpoint and resume of
+one process. Few and small: each test forks processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from samples import copy_sample
+from test_audit_resume import CLAIMS, SAMPLE, FailsOn, checkpoints
+
+import veritrail_graphrag as v
+from veritrail_graphrag import DAG, VeriTrail
+from veritrail_graphrag.audit.run import run_audit
+from veritrail_graphrag.engine.trail import ClaimResult
+from veritrail_graphrag.errors import UsageError
+from veritrail_graphrag.report.model import AuditReport
+
+
+def _scripted(
+    verifier: FailsOn, report: Path, workers: int, on_result: Callable[[ClaimResult], None] | None = None
+) -> AuditReport:
+    return asyncio.run(
+        run_audit(
+            VeriTrail(verifier),
+            DAG.from_json(SAMPLE),
+            CLAIMS,
+            "final",
+            source=str(SAMPLE),
+            verifier_name="scripted",
+            report_path=report,
+            workers=workers,
+            on_result=on_result,
+        )
+    )
+
+
+def test_two_workers_write_the_report_of_one_process(tmp_path: Path) -> None:
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    reports = {n: v.audit_index(root, communities=[45, 46], workers=n, out=tmp_path / f"w{n}") for n in (1, 2)}
+    one, two = (json.loads((tmp_path / f"w{n}" / "report.json").read_text()) for n in (1, 2))
+    assert len(reports[1].results) > 4 and [r.verdict for r in reports[1].results] == [
+        r.verdict for r in reports[2].results
+    ]
+    apart = {"created"}  # the time it was written
+    assert {k: val for k, val in one.items() if k not in apart} == {k: val for k, val in two.items() if k not in apart}
+
+
+def test_a_claim_failing_in_a_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:
+    report = _scripted(FailsOn("c3"), tmp_path / "report.json", workers=2)
+    assert [f.claim.id for f in report.failed] == ["c3"] and "connection dropped" in report.failed[0].error
+    assert [r.claim.id for r in report.results] == ["c1", "c2", "c4"]
+
+
+def test_finished_claims_are_in_the_checkpoint_and_a_rerun_resumes_them(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    seen: list[str] = []
+
+    def stop_after_two(result: ClaimResult) -> None:
+        seen.append(result.claim.id)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _scripted(FailsOn(None), report, workers=2, on_result=stop_after_two)
+    assert not report.exists()
+    (checkpoint,) = checkpoints(report)
+    assert len(checkpoint.read_text().splitlines()) == 1 + 2  # the header, the two claims finished
+    resumed = _scripted(FailsOn(None), report, workers=2)
+    alone = _scripted(FailsOn(None), tmp_path / "alone.json", workers=1)
+    assert resumed.resumed_claims == 2
+    assert [r.model_dump() for r in resumed.results] == [r.model_dump() for r in alone.results]
+
+
+def test_workers_are_for_the_offline_verifiers() -> None:
+    with pytest.raises(UsageError, match="--workers applies to the offline verifiers only"):
+        v.audit_index("anywhere", verifier="llm", workers=2)
