@@ -11,9 +11,9 @@ finished claim, and release the report's lock. A second signal raises `KeyboardI
 the program is, for when the first is not enough.
 
 The request is a flag of this process, set by its own signal handler. Claims verified in worker
-processes would work the same way: each worker installs `on_signals` (Ctrl-C reaches the terminal's
-whole process group; the parent forwards SIGTERM) and stops at its next `check`, while the parent,
-which appends each claim to the checkpoint as a worker sends it back, keeps everything finished.
+processes (`engine/workers.py`) stop with the parent: the workers ignore both signals (Ctrl-C
+reaches the terminal's whole process group), the parent's wait for their next result is cancelled
+and it kills them; it appended each claim to the checkpoint as a worker sent it back.
 """
 
 from __future__ import annotations

@@ -106,14 +106,14 @@ def resumed(root: Path, args: list[str]) -> dict:  # type: ignore[type-arg]
 @pytest.mark.parametrize(
     ("verifier", "signals"),
     [("facts", [signal.SIGINT]), ("lexical", [signal.SIGINT, signal.SIGINT])],
-    ids=["facts", "lexical, Ctrl-C twice"],
+    ids=["facts, two worker processes", "lexical, Ctrl-C twice"],
 )
 def test_ctrl_c_stops_an_offline_index_audit_and_the_same_command_resumes(
     tmp_path: Path, verifier: str, signals: list[signal.Signals]
 ) -> None:
     """A second Ctrl-C (lexical) exits at once, and the checkpoint is as whole as after one."""
     root = project(tmp_path)
-    args = [*COMMUNITIES, "--verifier", verifier]
+    args = [*COMMUNITIES, "--verifier", verifier, "--workers", "2" if verifier == "facts" else "1"]
     saved = interrupted(root, args, signals)
     report = resumed(root, args)
     assert report["resumed_claims"] == saved and len(report["results"]) == 66

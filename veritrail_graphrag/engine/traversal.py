@@ -124,7 +124,7 @@ class VeriTrail:
 
         `concurrency` workers take the claims in order, one at a time each, so claims finish (and
         reach `on_result`, the checkpoint) from the start, and a stop has only the claims in hand
-        to end, not thousands waiting; a pool of worker processes would take claims the same way.
+        to end, not thousands waiting; worker processes (`workers`) take claims the same way.
         `terminal` is one node for all claims, or a claim id -> node mapping (e.g. auditing many
         community reports at once). Results come back in the order of `claims`. Without `on_error`
         the first failing claim cancels the others; with it, a claim whose verifier failed is

@@ -16,9 +16,10 @@ Work goes out a few claims at a time, in the order of the claims, to whichever w
 claims of one community report are next to each other and meet the same nodes and batches, which
 the verifier caches; a slow report does not keep the other workers idle.
 
-Stopping: the workers ignore Ctrl-C (the terminal sends it to them too); the parent, cancelled,
-ends them and returns nothing more, so the checkpoint holds every claim that finished, as with one
-process. Where processes cannot be forked (Windows), `fork_available` is False and callers verify
+Stopping: the workers ignore Ctrl-C and SIGTERM (a terminal sends Ctrl-C to them too); the
+parent, stopped as with one process (`interruption`: its wait for the next result is cancelled),
+kills them, and the checkpoint holds every claim that finished. The claims in hand, one per worker,
+are verified again on resume, as with one process. Where processes cannot be forked (Windows), `fork_available` is False and callers verify
 in one process.
 """
 
@@ -34,6 +35,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
+from veritrail_graphrag import interruption
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.errors import VerifierError
@@ -60,7 +62,8 @@ def _tasks(claims: Sequence[Claim]) -> Iterator[list[Claim]]:
 
 def _work(channel: Connection, parent: int) -> None:
     """A worker: verifies the claims it is sent, sends each result or failure back, asks for more."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for number in interruption.SIGNALS:  # the parent stops the audit, and this process
+        signal.signal(number, signal.SIG_IGN)
     assert _shared is not None
     engine, dag, starts = _shared
     try:
@@ -120,7 +123,7 @@ async def verify_in_processes(
             message = channel.recv()
         except EOFError:
             loop.remove_reader(channel.fileno())
-            if channel not in released:
+            if channel not in released and not interruption.requested():
                 fail(RuntimeError("a worker process ended before its claims were verified"))
             return
         kind = message[0]
@@ -169,6 +172,6 @@ async def verify_in_processes(
             channel.close()
         for process in processes:
             if process.is_alive():
-                process.terminate()
+                process.kill()  # it holds nothing to clean: its results come here
             process.join()
     return [results[claim.id] for claim in claims if claim.id in results]
