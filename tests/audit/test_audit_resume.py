@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from scripted import ScriptedVerifier
 
 from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail
 from veritrail_graphrag.audit.run import run_audit
+from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.report.model import AuditReport
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_runs" / "handwritten-hierarchical" / "dag.json"
@@ -34,8 +36,14 @@ class FailsOn(ScriptedVerifier):
 
 
 def audit(
-    verifier: ScriptedVerifier, report: Path, config: TrailConfig | None = None, resume: bool = True
+    verifier: ScriptedVerifier,
+    report: Path,
+    config: TrailConfig | None = None,
+    resume: bool = True,
+    workers: int = 1,
+    on_result: Callable[[ClaimResult], None] | None = None,
 ) -> AuditReport:
+    """The scripted audit of the four claims; `workers` processes verify them (`test_workers.py`)."""
     return asyncio.run(
         run_audit(
             VeriTrail(verifier, config),
@@ -47,6 +55,8 @@ def audit(
             report_path=report,
             markdown_path=report.with_suffix(".md"),
             resume=resume,
+            workers=workers,
+            on_result=on_result,
         )
     )
 

@@ -3,39 +3,16 @@ one process. Few and small: each test forks processes."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from samples import copy_sample
-from test_audit_resume import CLAIMS, SAMPLE, FailsOn, checkpoints
+from test_audit_resume import FailsOn, audit, checkpoints
 
 import veritrail_graphrag as v
-from veritrail_graphrag import DAG, VeriTrail
-from veritrail_graphrag.audit.run import run_audit
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.errors import UsageError
-from veritrail_graphrag.report.model import AuditReport
-
-
-def _scripted(
-    verifier: FailsOn, report: Path, workers: int, on_result: Callable[[ClaimResult], None] | None = None
-) -> AuditReport:
-    return asyncio.run(
-        run_audit(
-            VeriTrail(verifier),
-            DAG.from_json(SAMPLE),
-            CLAIMS,
-            "final",
-            source=str(SAMPLE),
-            verifier_name="scripted",
-            report_path=report,
-            workers=workers,
-            on_result=on_result,
-        )
-    )
 
 
 def test_two_workers_write_the_report_of_one_process(tmp_path: Path) -> None:
@@ -50,7 +27,7 @@ def test_two_workers_write_the_report_of_one_process(tmp_path: Path) -> None:
 
 
 def test_a_claim_failing_in_a_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:
-    report = _scripted(FailsOn("c3"), tmp_path / "report.json", workers=2)
+    report = audit(FailsOn("c3"), tmp_path / "report.json", workers=2)
     assert [f.claim.id for f in report.failed] == ["c3"] and "connection dropped" in report.failed[0].error
     assert [r.claim.id for r in report.results] == ["c1", "c2", "c4"]
 
@@ -65,12 +42,12 @@ def test_finished_claims_are_in_the_checkpoint_and_a_rerun_resumes_them(tmp_path
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        _scripted(FailsOn(None), report, workers=2, on_result=stop_after_two)
+        audit(FailsOn(None), report, workers=2, on_result=stop_after_two)
     assert not report.exists()
     (checkpoint,) = checkpoints(report)
     assert len(checkpoint.read_text().splitlines()) == 1 + 2  # the header, the two claims finished
-    resumed = _scripted(FailsOn(None), report, workers=2)
-    alone = _scripted(FailsOn(None), tmp_path / "alone.json", workers=1)
+    resumed = audit(FailsOn(None), report, workers=2)
+    alone = audit(FailsOn(None), tmp_path / "alone.json", workers=1)
     assert resumed.resumed_claims == 2
     assert [r.model_dump() for r in resumed.results] == [r.model_dump() for r in alone.results]
 
