@@ -6,7 +6,7 @@ Fully Supported), so that the verdict rates and the cost of the default verifier
 where users meet them.
 
     python benchmarks/index_audit.py [--index ../shared/fixtures/graphrag-verbs-data] [--verifiers facts,lexical]
-        [--workers 1,2]
+        [--workers 1,2] [--reports N]
 
 With `--workers 1,2,...` each verifier audits once per number of worker processes, and a second
 table gives claims a second, the speedup over one worker (same verifier, same run), the peak
@@ -54,7 +54,7 @@ def sample():
         peak[0] = max(peak[0], pss_kb(os.getpid()))
 threading.Thread(target=sample, daemon=True).start()
 started = time.perf_counter()
-report = audit_index(sys.argv[1], reports=None, verifier=sys.argv[2], workers=int(sys.argv[3]))
+report = audit_index(sys.argv[1], reports=json.loads(sys.argv[4]), verifier=sys.argv[2], workers=int(sys.argv[3]))
 seconds = time.perf_counter() - started
 done.set()
 print(json.dumps({"seconds": seconds, "verdicts": report.summary.verdicts, "claims": len(report.results),
@@ -81,12 +81,15 @@ class Run:
         return f"{count} ({count / max(self.claims, 1):.0%})"
 
 
-def audit(index: Path, verifier: str, workers: int) -> Run:
+def audit(index: Path, verifier: str, workers: int, reports: int | None) -> Run:
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "index"
         shutil.copytree(index, copy)
         done = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(copy), verifier, str(workers)], capture_output=True, text=True, check=True
+            [sys.executable, "-c", _CHILD, str(copy), verifier, str(workers), json.dumps(reports)],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return Run(**json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -139,13 +142,15 @@ def main() -> None:
     parser.add_argument("--index", type=Path, default=ROOT.parent / "shared" / "fixtures" / "graphrag-verbs-data")
     parser.add_argument("--verifiers", default="facts,lexical")
     parser.add_argument("--workers", default="1", help="comma-separated numbers of worker processes, e.g. 1,2")
+    parser.add_argument("--reports", type=int, default=None, help="the top N community reports only (default: all)")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     console = Console(width=130)
     console.print(f"{os.cpu_count()} cores; load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    runs = {(name, n): audit(args.index, name, n) for n in counts for name in args.verifiers.split(",")}
+    runs = {(name, n): audit(args.index, name, n, args.reports) for n in counts for name in args.verifiers.split(",")}
     console.print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    console.print(_verdicts_table(args.index, {name: run for (name, n), run in runs.items() if n == counts[0]}, counts[0]))
+    first = {name: run for (name, n), run in runs.items() if n == counts[0]}
+    console.print(_verdicts_table(args.index, first, counts[0]))
     if counts != [1]:
         console.print(_workers_table(runs))
 
