@@ -97,7 +97,7 @@ def test_a_text_is_split_once_however_often_it_is_read(monkeypatch: pytest.Monke
     reads it once. Each caller gets its own list, free to change."""
     calls: list[str] = []
     real = sentences._sentences
-    monkeypatch.setattr(sentences, "_sentences", lambda text: calls.append(text) or real(text))
+    monkeypatch.setattr(sentences, "_sentences", lambda text, language: calls.append(text) or real(text, language))
     text = "Marley was dead, to begin with. Scrooge signed the register of his burial, once and only once."
     first = split_sentences(text)
     first.append("changed by a caller")
