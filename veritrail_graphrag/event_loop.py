@@ -43,4 +43,10 @@ def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
             if not interruption.requested():
                 raise
             raise KeyboardInterrupt from None
+        finally:
+            if running and running[0].done() and not running[0].cancelled():
+                # Marked as seen (it propagates anyway): with nest_asyncio2 applied, as importing
+                # graphrag does, `asyncio.run` leaves a task that ended in KeyboardInterrupt to be
+                # logged "Task exception was never retrieved" when it is collected.
+                running[0].exception()
     return value[0]

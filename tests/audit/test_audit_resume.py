@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scripted import ScriptedVerifier
 
-from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail
+from veritrail_graphrag import DAG, Claim, TrailConfig, VeriTrail, event_loop
 from veritrail_graphrag.audit.run import run_audit
 from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.report.model import AuditReport
@@ -44,7 +44,7 @@ def audit(
     on_result: Callable[[ClaimResult], None] | None = None,
 ) -> AuditReport:
     """The scripted audit of the four claims; `workers` processes verify them (`test_workers.py`)."""
-    return asyncio.run(
+    return event_loop.run(
         run_audit(
             VeriTrail(verifier, config),
             DAG.from_json(SAMPLE),

@@ -4,6 +4,8 @@ one process. Few and small: each test forks processes."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,34 @@ def test_two_workers_write_the_report_of_one_process(tmp_path: Path) -> None:
     ]
     apart = {"created"}  # the time it was written
     assert {k: val for k, val in one.items() if k not in apart} == {k: val for k, val in two.items() if k not in apart}
+
+
+NESTED_LOOPS = """
+import sys
+import nest_asyncio2
+
+import veritrail_graphrag as v
+
+nest_asyncio2.apply()  # as importing graphrag does (graphrag_llm), in `veritrail graphrag query` for one
+root, out = sys.argv[1:]
+print(len(v.audit_index(root, communities=[45, 46], workers=2, out=out).results))
+"""
+
+
+def test_workers_audit_in_a_process_whose_asyncio_is_patched_for_nested_loops(tmp_path: Path) -> None:
+    """With nest_asyncio2 applied, `asyncio.run` in a forked worker ran the parent's own event loop
+    (its tasks, its epoll): claims went missing, or the audit hung."""
+    pytest.importorskip("nest_asyncio2")
+    root = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    one = v.audit_index(root, communities=[45, 46], workers=1, out=tmp_path / "w1")
+    done = subprocess.run(
+        [sys.executable, "-c", NESTED_LOOPS, str(root), str(tmp_path / "w2")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [str(len(one.results))]
 
 
 def test_a_claim_failing_in_a_worker_is_recorded_and_the_others_finish(tmp_path: Path) -> None:

@@ -66,11 +66,16 @@ def _work(channel: Connection, parent: int) -> None:
         signal.signal(number, signal.SIG_IGN)
     assert _shared is not None
     engine, dag, starts = _shared
+    # A loop of its own, never `asyncio.run`: once nest_asyncio2 is applied (importing graphrag
+    # does), `asyncio.run` runs the current loop, here the fork's copy of the parent's, which shares
+    # the parent's epoll and holds the parent's tasks: the worker went on with the parent's audit.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     try:
         while os.getppid() == parent and (claims := channel.recv()) is not None:
             for claim in claims:
                 try:
-                    result = asyncio.run(engine.averify(dag, claim, starts[claim.id]))
+                    result = loop.run_until_complete(engine.averify(dag, claim, starts[claim.id]))
                 except VerifierError as exc:
                     channel.send(("failed", claim.id, str(exc), exc.node_ids))
                 else:
