@@ -6,6 +6,7 @@ A field's `description` is its help text; `json_schema_extra` may give the CLI a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
@@ -154,7 +155,7 @@ class AuditOptions(TraversalOptions, VerifierOptions):
     workers: int | None = Field(
         None,
         ge=1,
-        description="Processes verifying claims side by side, for the offline verifiers (default: 1); "
+        description="Processes verifying claims side by side, for the offline verifiers (default: one per core); "
         "the LLM verifier makes its calls concurrently in one process (--concurrency).",
     )
     resume: bool = Field(True, description="Reuse claims finished by an interrupted run with the same inputs.")
@@ -191,13 +192,12 @@ class AuditOptions(TraversalOptions, VerifierOptions):
 
     def processes(self, prepared: PreparedVerifier) -> int:
         """How many processes verify the claims: one for a verifier that calls a model (its claims
-        wait on the endpoint, concurrently, in one process), else `workers`, by default one: an
-        audit run inside a threaded host (the test suite's) was seen to hang on its forked workers
-        (2026-11-27), so more processes are asked for, not assumed. One where processes cannot be
-        forked."""
+        wait on the endpoint, concurrently, in one process), else `workers`, by default one per
+        core this process may use; one where processes cannot be forked."""
         if prepared.model_calls is not None or not fork_available():
             return 1
-        return self.workers or 1
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        return self.workers or cores
 
 
 class GateOptions(Options):
