@@ -12,11 +12,15 @@ import asyncio
 import contextlib
 import json
 import shutil
+import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+import yaml
 from graphrag_project import index_project, output_table, tiny_project
 from typer.testing import CliRunner
 
@@ -264,6 +268,59 @@ def test_graphrag_cli_runs_unchanged_and_its_search_is_saved(project: Path, meth
     run = QueryRun.load(latest_run(project))
     assert (run.method, run.final_answer) == (method, answer)
     assert f"veritrail audit {project} --query-run {run.run_id}" in " ".join(result.output.split())
+
+
+def unreachable_model(project: Path, root: Path) -> Path:
+    """A copy of the indexed project whose completion model is a closed port of 127.0.0.1, tried
+    twice (GraphRAG's least): every model call of a search fails, as with no network."""
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("veritrail"))
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings = yaml.safe_load((root / "settings.yaml").read_text())
+    settings["completion_models"]["default_completion_model"] = {
+        "model_provider": "openai",
+        "model": "gpt-4o",
+        "api_base": f"http://127.0.0.1:{port}/v1",
+        "api_key": "not-a-real-key",
+        "retry": {"type": "immediate", "max_retries": 2},
+        "call_args": {"max_retries": 0},
+    }
+    (root / "settings.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    return root
+
+
+def assert_failed_search(code: int, stderr: str, root: Path) -> None:
+    """Exit 4, one line naming the search and the cause, and no run saved to become the latest."""
+    assert code == 4, stderr
+    assert "Traceback" not in stderr
+    said = stderr.strip().splitlines()[-1]
+    assert said.startswith("Error: ")
+    assert "search got no answer from" in said and "Connect" in said and "no query run was saved" in said
+    assert not (root / "veritrail").exists()
+
+
+def test_a_search_whose_model_calls_fail_exits_4_and_saves_nothing(project: Path, tmp_path: Path) -> None:
+    """GraphRAG's global search scores each failed map call 0 and answers "I am sorry...": the
+    search is still a failure, not a run to audit."""
+    root = unreachable_model(project, tmp_path / "offline")
+    command = [sys.executable, "-m", "veritrail_graphrag", "query", str(root), "--query", QUESTION]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert_failed_search(done.returncode, done.stderr, root)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "{root}", "--method", "local", "--query", QUESTION],  # GraphRAG raises the model's error
+        ["graphrag", "query", QUESTION, "--root", "{root}", "--method", "global"],
+        ["graphrag", "query", QUESTION, "--root", "{root}", "--method", "local"],
+    ],
+)
+def test_either_command_fails_either_kind_of_search(project: Path, tmp_path: Path, args: list[str]) -> None:
+    root = unreachable_model(project, tmp_path / "offline")
+    result = runner.invoke(cli.app, [a.format(root=root) for a in args])
+    assert_failed_search(result.exit_code, result.stderr, root)
 
 
 def test_graphrag_cli_usage_errors_are_graphrags(project: Path) -> None:

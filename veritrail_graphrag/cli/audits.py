@@ -27,7 +27,7 @@ from veritrail_graphrag.audit.targets import (
     graphrag_index_target,
     graphrag_query_target,
 )
-from veritrail_graphrag.cli.console import print_audit, print_dry_run, print_notes, progress, stdout
+from veritrail_graphrag.cli.console import print_audit, print_dry_run, print_notes, progress, stderr, stdout
 from veritrail_graphrag.cli.exit_codes import guarded
 from veritrail_graphrag.cli.gates import check_stages, gate
 from veritrail_graphrag.cli.options import AuditCommandFlags, AuditFlags, with_options
@@ -176,17 +176,20 @@ def query(
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from veritrail_graphrag.adapters.graphrag_capture import capture_search, run_dir
 
-    run = event_loop.run(
-        capture_search(
-            root,
-            query_text,
-            method=search,
-            community_level=community_level,
-            response_type=response_type,
-            on_token=lambda token: stdout.out(token, end="", highlight=False),
+    stderr.print(f"Running GraphRAG's {search} search...", highlight=False)
+    try:
+        run = event_loop.run(
+            capture_search(
+                root,
+                query_text,
+                method=search,
+                community_level=community_level,
+                response_type=response_type,
+                on_token=lambda token: stdout.out(token, end="", highlight=False),
+            )
         )
-    )
-    stdout.print()
+    finally:
+        stdout.print()  # the streamed answer's line ends before what follows, an error included
     stdout.print(f"Query run saved to {run_dir(root, run.run_id)}", highlight=False, soft_wrap=True, markup=False)
     if not run_audit_after:
         return

@@ -26,6 +26,7 @@ from veritrail_graphrag.cli.gates import check_stages, gate
 from veritrail_graphrag.errors import AdapterError, UsageError
 
 if TYPE_CHECKING:
+    from veritrail_graphrag.adapters.graphrag_capture.failures import ModelFailures
     from veritrail_graphrag.pipeline import PipelineAudit
 
 GRAPHRAG_COMMAND_SETTINGS: dict[str, Any] = {
@@ -80,6 +81,16 @@ def _save_searches(heard: list[Any]) -> None:
         raise AdapterError(f"{len(failures)} of {len(heard)} search(es) could not be recorded")
 
 
+def _check_searches(heard: list[Any], failures: ModelFailures) -> None:
+    """A search whose model calls failed ends the command (exit 4) before anything is saved: GraphRAG
+    printed an apology or a traceback, not an answer to audit."""
+    from veritrail_graphrag.adapters.graphrag_capture.run_query import query_log
+
+    if heard:
+        last = heard[-1]
+        failures.check(last.method, query_log(last.root, last.recorder.config))
+
+
 @guarded
 def graphrag_command(ctx: typer.Context) -> None:
     """Run `graphrag ARGS...` (e.g. `veritrail graphrag query "..." --root . --method local`): each
@@ -87,6 +98,7 @@ def graphrag_command(ctx: typer.Context) -> None:
     the index (veritrail.toml, or `--veritrail-verifier llm`-style flags, set it)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from veritrail_graphrag.adapters.graphrag_capture import GraphRAGMissingError, recording
+    from veritrail_graphrag.adapters.graphrag_capture.failures import watch_model_calls
     from veritrail_graphrag.pipeline import load_settings, register_audit_workflow
     from veritrail_graphrag.pipeline.settings import split_flags
 
@@ -104,7 +116,7 @@ def graphrag_command(ctx: typer.Context) -> None:
     if settings is not None:
         register_audit_workflow(settings, on_done=audits.append, on_error=errors.append)
     code: int | str | None = 0
-    with contextlib.chdir(Path.cwd()), recording() as heard:
+    with contextlib.chdir(Path.cwd()), recording() as heard, watch_model_calls() as failures:
         try:
             graphrag_app(args, prog_name="graphrag", standalone_mode=False)
         except SystemExit as exc:  # `graphrag index` and `update` end with sys.exit, which click lets through
@@ -112,7 +124,9 @@ def graphrag_command(ctx: typer.Context) -> None:
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise  # GraphRAG's usage errors and exits, printed and ended as GraphRAG's own CLI would
         except Exception as exc:  # GraphRAG's own failure (config, index, model): reported as such
+            _check_searches(heard, failures)
             raise AdapterError(f"graphrag failed: {type(exc).__name__}: {exc}") from None
+    _check_searches(heard, failures)
     if errors:
         print_notes(["the index tables GraphRAG wrote are intact; run the same command again to resume the audit"])
         raise errors[0]

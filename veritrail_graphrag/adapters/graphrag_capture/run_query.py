@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from veritrail_graphrag.adapters.graphrag import Method, QueryRun
 from veritrail_graphrag.adapters.graphrag_capture.extra import GraphRAGMissingError
+from veritrail_graphrag.adapters.graphrag_capture.failures import watch_model_calls
 from veritrail_graphrag.adapters.graphrag_capture.searches import SEARCHES
 from veritrail_graphrag.errors import AdapterError
 
@@ -69,6 +70,12 @@ async def load_search_tables(config: GraphRagConfig, root: Path, method: Method 
     return tables
 
 
+def query_log(root: Path, config: GraphRagConfig) -> Path | None:
+    """The file GraphRAG logs a search to (`logs/query.log` by default), when it logs to files."""
+    reporting = config.reporting
+    return root / reporting.base_dir / "query.log" if reporting.type == "file" else None
+
+
 async def capture_search(
     root: str | Path,
     query: str,
@@ -87,7 +94,8 @@ async def capture_search(
     Defaults are `graphrag query`'s (`dynamic_community_selection` is for global search only).
     Prints nothing: `on_token` receives the answer as it streams (GraphRAG's own logs go to the
     project's reporting folder, `logs/query.log` by default). The run is written to
-    `ROOT/veritrail/queries/<run_id>/query_run.json`.
+    `ROOT/veritrail/queries/<run_id>/query_run.json`. A search in which a model call failed for
+    good raises `EndpointError` and saves nothing (see `failures.py`).
     """
     from veritrail_graphrag.adapters.graphrag_capture.recorder import QueryRecorder
 
@@ -101,7 +109,7 @@ async def capture_search(
         raise AdapterError("no such folder (give the GraphRAG project root, where settings.yaml is)", file=root)
     data = Path(data_dir).resolve() if data_dir is not None else None
     chunks: list[str] = []
-    with contextlib.chdir(root):
+    with contextlib.chdir(root), watch_model_calls() as failures:
         config = load_project_config(root, data)
         tables = await load_search_tables(config, root, method)
         recorder = QueryRecorder(query, method=method, community_level=community_level, config=config)
@@ -113,10 +121,16 @@ async def capture_search(
             "verbose": verbose,
         }
         stream = SEARCHES[method].stream(api, common, options)
-        async for chunk in stream:
-            chunks.append(chunk)
-            if on_token is not None:
-                on_token(chunk)
+        log = query_log(root, config)
+        try:
+            async for chunk in stream:
+                chunks.append(chunk)
+                if on_token is not None:
+                    on_token(chunk)
+        except Exception:
+            failures.check(method, log)  # the model's own exception, after GraphRAG's retries
+            raise
+        failures.check(method, log)
     notes = f"response_type={response_type!r}"
     if method == "global":
         notes += f", dynamic_community_selection={dynamic_community_selection}"
