@@ -141,6 +141,40 @@ def test_map_answer_files_become_stage_5(project: Path, tmp_path: Path) -> None:
     assert report["results"][0]["iterations"][0]["checked"] == ["map_answer:0.0"]
 
 
+def saved_run_as_files(project: Path, folder: Path) -> tuple[Path, Path]:
+    """The sample run's final answer and map answers, saved as a user saves what GraphRAG printed."""
+    run = json.loads((project / "output" / "veritrail" / "queries" / "handwritten-1" / "query_run.json").read_text())
+    answer, maps = folder / "answer.md", folder / "maps"
+    answer.write_text(run["final_answer"], encoding="utf-8")
+    maps.mkdir()
+    for batch in run["batches"]:
+        for n, point in enumerate(batch["answers"]):
+            (maps / f"{batch['index']}.{n}.json").write_text(json.dumps(point), encoding="utf-8")
+    return answer, maps
+
+
+def test_the_samples_own_map_answers_are_taken_and_the_score_0_one_left_out_of_reduce(
+    project: Path, tmp_path: Path
+) -> None:
+    """GraphRAG's map step scores 0 what it found nothing for, citing no report: kept, never read by reduce."""
+    answer, maps = saved_run_as_files(project, tmp_path)
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--map-answers", str(maps)])
+    assert result.exit_code == 0, result.output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    report = _report(folder)
+    assert report["dag_metadata"]["map_answers"] == 5 and report["dag_metadata"]["map_answers_reduced"] == 4
+    assert report["dag_metadata"]["map_answers_unused"] == ["map_answer:4.0"]
+    stages = {p: next(r for r in report["results"] if p in r["claim"]["text"])["error_stages"] for p in ("orphanage", "surgeon")}
+    assert stages == {"orphanage": [6], "surgeon": [4]}
+
+
+def test_a_map_answer_reduce_reads_must_cite_its_reports(project: Path, tmp_path: Path) -> None:
+    answer, maps = saved_run_as_files(project, tmp_path)
+    (maps / "9.0.json").write_text(json.dumps({"answer": "Scrooge is kind.", "score": 40}), encoding="utf-8")
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer), "--map-answers", str(maps)])
+    assert result.exit_code == 2 and "9.0.json: cites no report" in " ".join(result.output.split())
+
+
 def test_audit_index_of_chosen_communities(project: Path) -> None:
     result = runner.invoke(cli.app, ["audit-index", str(project), "--community", "45", "--community", "48"])
     assert result.exit_code == 0, result.output

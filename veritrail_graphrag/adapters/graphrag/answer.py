@@ -37,7 +37,7 @@ def _read_text(path: Path) -> str:
 
 
 def _map_answer(path: Path) -> MapAnswer:
-    """A `.txt`/`.md` answer (score unknown: kept), or JSON `{"answer": ..., "score": ...}`."""
+    """A `.txt`/`.md` answer (score unknown: read by reduce), or JSON `{"answer": ..., "score": ...}`."""
     text = _read_text(path)
     if path.suffix != ".json":
         return MapAnswer(answer=text, score=100)
@@ -59,8 +59,12 @@ def run_from_files(answer_path: Path, map_answers_dir: Path, question: str | Non
     for index, path in enumerate(files):
         answer = _map_answer(path)
         reports = cited_reports(answer.answer)
-        if not reports:
-            raise AdapterError("cites no report ([Data: Reports (...)]), so it cannot be traced", file=path)
+        if not reports and answer.score > 0:  # GraphRAG's "nothing relevant here" scores 0 and cites nothing
+            raise AdapterError(
+                "cites no report ([Data: Reports (...)]), so it cannot be traced (only an answer scored 0, "
+                "which reduce does not read, may cite none)",
+                file=path,
+            )
         batches.append(MapBatch(index=index, report_ids=reports, answers=[answer]))
     final = _read_text(answer_path)
     digest = hashlib.sha256(final.encode()).hexdigest()[:8]

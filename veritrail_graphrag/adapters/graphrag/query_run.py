@@ -86,8 +86,17 @@ class MapBatch(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     index: int = Field(ge=0)
-    report_ids: list[int] = Field(min_length=1, description="community numbers of the batch's reports")
+    report_ids: list[int] = Field(
+        description="community numbers of the batch's reports; empty only for a saved map answer scored 0 "
+        "that cites none (reduce never reads it, so nothing needs tracing)"
+    )
     answers: list[MapAnswer] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _read_answers_have_reports(self) -> MapBatch:
+        if not self.report_ids and any(answer.score > 0 for answer in self.answers):
+            raise ValueError("a batch whose answers reduce reads (score > 0) needs its report ids")
+        return self
 
 
 class DriftAction(BaseModel):
