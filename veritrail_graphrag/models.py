@@ -6,6 +6,7 @@ the test oracle.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -107,6 +108,11 @@ class SupportGap(BaseModel):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     why: str = ""
+
+    def found_in(self, text: str) -> bool:
+        """Whether `text` holds these words, whole and in any case: the node a reviewer needs to
+        see is the one that says them."""
+        return re.search(rf"(?<!\w){re.escape(self.text)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 class VerdictResult(BaseModel):

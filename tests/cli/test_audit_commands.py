@@ -168,6 +168,22 @@ def test_the_samples_own_map_answers_are_taken_and_the_score_0_one_left_out_of_r
     assert stages == {"orphanage": [6], "surgeon": [4]}
 
 
+def test_a_pasted_answers_claim_none_of_its_records_holds_is_blamed_on_the_answer(project: Path, tmp_path: Path) -> None:
+    """As the saved run and its map answers do: the orphanage is in no record, only in the answer
+    (stage 6); the surgeon is in the report its sentence cites (stage 4)."""
+    answer, _ = saved_run_as_files(project, tmp_path)
+    result = runner.invoke(cli.app, ["audit", str(project), "--answer", str(answer)])
+    assert result.exit_code == 0, result.output
+    (folder,) = (project / "output" / "veritrail" / "answers").iterdir()
+    flagged = {r["claim"]["text"]: r for r in _report(folder)["results"] if r["verdict"] != Verdict.FULLY_SUPPORTED}
+    assert {text: r["error_stages"] for text, r in flagged.items()} == {
+        next(t for t in flagged if "orphanage" in t): [6],
+        next(t for t in flagged if "surgeon" in t): [4],
+    }
+    orphanage = next(r for t, r in flagged.items() if "orphanage" in t)
+    assert "'orphanage'" in orphanage["error_note"] and "report:45" in orphanage["error_note"]
+
+
 def test_a_map_answer_reduce_reads_must_cite_its_reports(project: Path, tmp_path: Path) -> None:
     answer, maps = saved_run_as_files(project, tmp_path)
     (maps / "9.0.json").write_text(json.dumps({"answer": "Scrooge is kind.", "score": 40}), encoding="utf-8")

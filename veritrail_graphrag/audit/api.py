@@ -110,6 +110,7 @@ async def run_target(
                 full_trail=options.full_trail,
                 md_limit=options.md_limit,
                 workers=options.processes(prepared),
+                relocate=target.relocated,
             )
         finally:
             await close(verifier)

@@ -51,6 +51,7 @@ async def run_audit(
     full_trail: bool = False,
     md_limit: int = MD_LIMIT,
     workers: int = 1,
+    relocate: Callable[[ClaimResult], ClaimResult] | None = None,
 ) -> AuditReport:
     """Verify the claims not already in the checkpoint, then write the report atomically.
 
@@ -61,6 +62,7 @@ async def run_audit(
     claims); otherwise it is taken here (`OutputBusyError` when another process holds it).
     `full_trail` keeps the texts of the nodes read in the report; `md_limit` caps report.md's claims;
     `workers`: processes verifying the claims (`engine/workers.py`), with the report of one.
+    `relocate` revises a result's error stage where the DAG's kind calls for it (a pasted answer).
     """
     if lock is not None and (lock.report_path != report_path or not lock.held):
         raise ValueError(f"the lock given is not held on {report_path}")
@@ -97,6 +99,8 @@ async def run_audit(
         interruption.check()  # what follows builds and writes the report: seconds for an index audit
         fresh = {r.claim.id: r for r in verified}
         results = [done.get(c.id) or fresh[c.id] for c in claims if c.id in done or c.id in fresh]
+        if relocate is not None:
+            results = [relocate(r) for r in results]
         if citations:
             results = attach_citations(results, citations)
         failures.sort(key=lambda f: [c.id for c in claims].index(f.claim.id))

@@ -28,8 +28,10 @@ from veritrail_graphrag.adapters.graphrag.layout import (
 from veritrail_graphrag.adapters.graphrag.query_run import FILE_NAME
 from veritrail_graphrag.adapters.summaries import load_summary_run
 from veritrail_graphrag.audit.options import SourceOptions
+from veritrail_graphrag.audit.pasted import blame_the_answer
 from veritrail_graphrag.citations import SentenceCitations
 from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.errors import AdapterError, DagError, UsageError
 from veritrail_graphrag.files import read_text
 
@@ -46,6 +48,15 @@ class AuditTarget:
     """Where the LLM settings are looked for and the LLM cache goes (`.veritrail/`): the GraphRAG
     project, else the folder audited (or the audited file's folder)."""
     citations: dict[str, list[SentenceCitations]] | None = None
+    pasted: bool = False
+    """An answer saved without what GraphRAG showed the model, wired to the records it cites: its
+    unsupported words none of them holds are blamed on the answer (`pasted.py`)."""
+
+    def relocated(self, result: ClaimResult) -> ClaimResult:
+        """`result` with its error stage as the target's kind calls for."""
+        if not self.pasted or self.citations is None:
+            return result
+        return blame_the_answer(result, self.dag, self.citations[result.terminal])
 
 
 @dataclass(frozen=True)
@@ -142,7 +153,8 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
         out_dir = answer_dir(path, answer.stem, dag.node("final_answer").text)
         notes = [*tolerated_notes(index.metadata), *dag.metadata.get("notes", [])]
         citations = sentence_citations(dag, ["final_answer"])
-        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations)
+        pasted = map_answers is None
+        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations, pasted)
 
     warnings: list[str] = []
     if query_run is not None:

@@ -32,7 +32,7 @@ from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.errors import DagError, ReportError, field_path, validation_problem
 from veritrail_graphrag.files import read_json, write_together
 from veritrail_graphrag.llm.usage import UsageReport
-from veritrail_graphrag.models import Claim, TrailConfig, Verdict
+from veritrail_graphrag.models import Claim, SupportGap, TrailConfig, Verdict
 from veritrail_graphrag.report.citation_accuracy import CitationSummary, summarize_citations
 from veritrail_graphrag.report.languages import LanguageSummary
 from veritrail_graphrag.report.records import (
@@ -322,6 +322,13 @@ def count_note(summary: Summary, verdict: str) -> str:
     if verdict != Verdict.INCONCLUSIVE.value or not summary.not_traced:
         return ""
     return f" ({summary.not_traced} {NOT_TRACED})"
+
+
+def unsupported_words(result: ClaimResult) -> list[SupportGap]:
+    """The claim's words the verifier found no support for in its last Not Fully Supported verdict
+    (the claim's own gaps are cleared when support found higher up led nowhere)."""
+    judged = [it for it in result.iterations if it.verdict is Verdict.NOT_FULLY_SUPPORTED]
+    return result.gaps or (judged[-1].gaps if judged else [])
 
 
 def stages_text(result: ClaimResult) -> str:
