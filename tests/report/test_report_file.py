@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -243,6 +244,21 @@ def test_markdown_is_capped(audited_sample: AuditedSample) -> None:
     reason = "('London' is in the nodes read, but not 'surgeon' next to it)"
     assert f"- Without support in its evidence: **London** {reason}" in markdown
     assert "> Note: offline verdicts are an estimate" in markdown
+
+
+def test_markdown_shows_the_evidence_that_says_the_unsupported_words_and_counts_the_rest(
+    audited_sample: AuditedSample,
+) -> None:
+    """The surgeon is in report 45's sentence 17, past the first five evidence sentences of its
+    iteration: that is the sentence a reviewer must see."""
+    markdown = render_markdown(audited_sample.report)
+    surgeon = markdown[markdown.index("> He pays a London surgeon") :].split("\n### ")[0]
+    [reports] = [line for line in surgeon.splitlines() if "`report:45#17`" in line]
+    listed = reports.count("`report:")
+    [(more, rest)] = re.findall(r"\.\.\. and (\d+) more (.*)$", reports)
+    iteration = int(reports.split("Iteration ")[1].split(" ")[0])
+    evidence = next(r for r in audited_sample.report.results if "surgeon" in r.claim.text).iterations[iteration - 1].evidence
+    assert listed == 5 and int(more) == len(evidence) - listed and "report.html" in rest
 
 
 def test_the_terminal_lists_the_flagged_claims_first_when_they_do_not_all_fit(audited_sample: AuditedSample) -> None:

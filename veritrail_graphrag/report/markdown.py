@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.engine.trail import ClaimResult
-from veritrail_graphrag.models import SupportGap, Verdict
+from veritrail_graphrag.models import Sentence, SupportGap, Verdict
 from veritrail_graphrag.report.citation_accuracy import CitationSummary
 from veritrail_graphrag.report.model import (
     HEADING_REASON,
@@ -18,10 +18,13 @@ from veritrail_graphrag.report.model import (
     count_note,
     flagged_first,
     stages_text,
+    unsupported_words,
     verdict_text,
 )
 
 MD_LIMIT = 200
+EVIDENCE_SHOWN = 5
+"""Evidence sentences listed per iteration (besides those saying the unsupported words)."""
 
 
 def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
@@ -79,11 +82,24 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
             lines.append("- Without support in its evidence: " + "; ".join(_gap_text(g) for g in r.gaps))
         if r.citations is not None:
             lines.append(f"- Citations: {_cited_cell(r.citations)}")
+        words = unsupported_words(r)
         for it in r.iterations:
-            evidence = "; ".join(f"`{e.id}` {e.text}" for e in it.evidence[:5]) or "none"
+            evidence = _evidence_text(it.evidence, words)
             lines.append(f"- Iteration {it.index} ({it.verdict.value}), checked {len(it.checked)} node(s): {evidence}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _evidence_text(evidence: list[Sentence], words: list[SupportGap]) -> str:
+    """An iteration's evidence, at most `EVIDENCE_SHOWN` sentences and how many more: those that
+    say the claim's unsupported words always (where the error entered), then the first others."""
+    carrying = {e.id for e in evidence if any(w.found_in(e.text) for w in words)}
+    room = max(EVIDENCE_SHOWN - len(carrying), 0)
+    others = [e.id for e in evidence if e.id not in carrying][:room]
+    shown = [e for e in evidence if e.id in carrying or e.id in others]
+    text = "; ".join(f"`{e.id}` {e.text}" for e in shown) or "none"
+    more = len(evidence) - len(shown)
+    return text + (f"; ... and {more} more (report.html shows them all)" if more else "")
 
 
 def skipped_lines(skipped: list[SkippedSentence]) -> list[str]:
