@@ -443,3 +443,34 @@ def test_summedits_consistent_summaries_score_higher(domain: str) -> None:
 def test_a_part_made_only_of_punctuation_is_not_a_sub_claim() -> None:
     """Found by the property test above: 'Microsoft Microsoft ; , ,' gave an empty sub-claim."""
     assert decompose_claim("Microsoft Microsoft ; , ,") == ["Microsoft Microsoft ; , ,"]
+
+
+@pytest.mark.parametrize(
+    ("opening", "repeated"),
+    [
+        ("Scrooge pays", "the surgeon and the clerk and"),  # no verb the rules know: each "and" rescanned the words before
+        ("Scrooge paid", "the surgeon and the clerk and"),  # each "and" copied the words around it, sought an item to the end
+        ("Scrooge pays", "the clerk and paid the ghost and"),
+    ],
+)
+def test_a_long_sentence_costs_work_linear_in_its_length(
+    opening: str, repeated: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted in words looked at, not timed: twice the sentence, at most about twice the work."""
+    from veritrail_graphrag.verifiers.lexical import decompose
+
+    looked_at = 0
+    bare = decompose._bare
+
+    def counted(token: str) -> str:
+        nonlocal looked_at
+        looked_at += 1
+        return bare(token)
+
+    monkeypatch.setattr(decompose, "_bare", counted)
+    work = []
+    for copies in (200, 400):
+        looked_at = 0
+        decompose_claim(f"{opening} {' '.join([repeated] * copies)} the spirit.")
+        work.append(looked_at)
+    assert work[1] < 2.5 * work[0]

@@ -89,17 +89,34 @@ def _has_verb(tokens: Sequence[str]) -> bool:
     return _verb_index(tokens) is not None
 
 
-def _subject(tokens: Sequence[str]) -> list[str] | None:
-    """The words before the first verb, when they plausibly are the clause's subject."""
-    verb = _verb_index(tokens)
-    if verb is None or not 1 <= verb <= _MAX_SUBJECT:
-        return None
-    subject = list(tokens[:verb])
-    if _bare(subject[0]) in _NOT_SUBJECT_START or any(t.endswith(",") for t in subject):
-        return None
-    if any(_bare(t) in _RELATIVES for t in tokens[verb + 1 :]):
-        return None
-    return subject
+class _Prefixes:
+    """Whether each prefix of one token list has a verb, and its subject, from one scan of it:
+    whether a token is a verb depends only on the words before it, so a prefix's first verb is the
+    list's. The splitters ask at every "and" of a sentence, and rescanning the words before each
+    made one long sentence cost time quadratic in its length."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.tokens = tokens
+        self.verb = _verb_index(tokens)
+        after = range(self.verb + 1, len(tokens)) if self.verb is not None else range(0)
+        self.relative = next((i for i in after if _bare(tokens[i]) in _RELATIVES), None)
+
+    def has_verb(self, length: int) -> bool:
+        """`_has_verb(tokens[:length])`."""
+        return self.verb is not None and self.verb < length
+
+    def subject(self, length: int) -> list[str] | None:
+        """The words of `tokens[:length]` before its first verb, when they plausibly are its clause's
+        subject."""
+        verb = self.verb
+        if verb is None or verb >= length or not 1 <= verb <= _MAX_SUBJECT:
+            return None
+        subject = list(self.tokens[:verb])
+        if _bare(subject[0]) in _NOT_SUBJECT_START or any(t.endswith(",") for t in subject):
+            return None
+        if self.relative is not None and self.relative < length:
+            return None
+        return subject
 
 
 def _starts_clause(tokens: Sequence[str]) -> bool:
@@ -135,21 +152,32 @@ def _conjunctions(tokens: Sequence[str], clause_only: bool) -> list[tuple[int, i
     return found
 
 
+_TRAILING = ("and", "both", "either", "")
+
+
+def _clean_length(tokens: Sequence[str], end: int) -> int:
+    """`len(_clean(tokens[:end]))`, without copying the words."""
+    while end and _bare(tokens[end - 1]) in _TRAILING:
+        end -= 1
+    return end
+
+
 def _clean(tokens: Sequence[str]) -> list[str]:
-    out = list(tokens)
-    while out and _bare(out[-1]) in ("and", "both", "either", ""):
-        out.pop()
+    out = list(tokens[: _clean_length(tokens, len(tokens))])
     if out:
         out[-1] = out[-1].rstrip(",;:")
     return out
 
 
 def _split_clauses(tokens: list[str]) -> list[list[str]] | None:
+    prefixes = _Prefixes(tokens)
     for index, width in _conjunctions(tokens, clause_only=True):
-        left, right = _clean(tokens[:index]), tokens[index + width :]
-        if not _has_verb(left) or not _starts_clause(right):
+        length = _clean_length(tokens, index)
+        opening = tokens[index + width : index + width + _MAX_ITEM + 1]  # all `_starts_clause` reads
+        if not prefixes.has_verb(length) or not _starts_clause(opening):
             continue
-        subject = _subject(left)
+        left, right = _clean(tokens[:index]), tokens[index + width :]
+        subject = prefixes.subject(length)
         if _bare(right[0]) in _REPLACEABLE_PRONOUNS and subject:
             right = subject + right[1:]
         return [left, right]
@@ -159,17 +187,21 @@ def _split_clauses(tokens: list[str]) -> list[list[str]] | None:
 def _verb_phrases(tokens: list[str], s_forms: bool) -> list[list[str]] | None:
     """Split "S V1 X and V2 Y" into "S V1 X" and "S V2 Y". An "-s" head ("and costs") is
     only trusted after the list rule had its chance, since "shoes, hats and bags" looks alike."""
+    prefixes = _Prefixes(tokens)
     for index, width in _conjunctions(tokens, clause_only=True):
-        left, right = _clean(tokens[:index]), tokens[index + width :]
-        start = 1 if right and _bare(right[0]) in _ADVERBS else 0
-        if start >= len(right) or not _has_verb(left):
+        right = index + width
+        start = 1 if right < len(tokens) and _bare(tokens[right]) in _ADVERBS else 0
+        length = _clean_length(tokens, index)
+        if right + start >= len(tokens) or not prefixes.has_verb(length):
             continue
-        head = right[start]
-        tail_has_strong = any(_strong_verb(t) for t in right[start + 1 : start + 3])
-        verb_head = _strong_verb(head) or (s_forms and _s_form(head) and not tail_has_strong and start + 1 < len(right))
-        subject = _subject(left) if verb_head else None
+        head = tokens[right + start]
+        tail_has_strong = any(_strong_verb(t) for t in tokens[right + start + 1 : right + start + 3])
+        verb_head = _strong_verb(head) or (
+            s_forms and _s_form(head) and not tail_has_strong and right + start + 1 < len(tokens)
+        )
+        subject = prefixes.subject(length) if verb_head else None
         if subject:
-            return [left, subject + right]
+            return [_clean(tokens[:index]), subject + tokens[right:]]
     return None
 
 
@@ -195,16 +227,19 @@ def _is_item(tokens: Sequence[str]) -> bool:
     return 1 <= len(tokens) <= _MAX_ITEM and not any(_strong_verb(t) for t in tokens)
 
 
-def _last_item(right: Sequence[str]) -> tuple[list[str], list[str], bool] | None:
-    """The list item after the conjunction, what follows it, and whether a comma ended it."""
-    for index, token in enumerate(right):
+def _last_item(tokens: Sequence[str], start: int) -> tuple[list[str], list[str], bool] | None:
+    """The list item that starts at `start` (after the conjunction), what follows it, and whether a
+    comma ended it. An item has at most `_MAX_ITEM` words, so no more than one past them is read."""
+    for index in range(start, min(len(tokens), start + _MAX_ITEM + 1)):
+        token = tokens[index]
         if token.endswith(","):
-            item = list(right[: index + 1])
-            return (item, list(right[index + 1 :]), True) if _is_item(item) else None
-        if index > 0 and _strong_verb(token):
-            item = list(right[:index])
-            return (item, list(right[index:]), False) if _is_item(item) else None
-    return (list(right), [], False) if _is_item(right) else None
+            item = list(tokens[start : index + 1])
+            return (item, list(tokens[index + 1 :]), True) if _is_item(item) else None
+        if index > start and _strong_verb(token):
+            item = list(tokens[start:index])
+            return (item, list(tokens[index:]), False) if _is_item(item) else None
+    rest = tokens[start : start + _MAX_ITEM + 1]
+    return (list(rest), [], False) if len(tokens) - start <= _MAX_ITEM and _is_item(rest) else None
 
 
 def _first_item(segment: list[str], length: int, after: Sequence[str]) -> int:
@@ -224,16 +259,18 @@ def _split_list(tokens: list[str]) -> list[list[str]] | None:
     if not _has_verb(tokens):
         return None
     for index, width in _conjunctions(tokens, clause_only=False):
-        parts = _list_parts(tokens[:index], tokens[index + width :])
+        parts = _list_parts(tokens, index, width)
         if parts:
             return parts
     return None
 
 
-def _list_parts(left: list[str], right: list[str]) -> list[list[str]] | None:
-    last = _last_item(right)
-    if last is None or any(_bare(t) in _LIST_BLOCKERS for t in left[-_MAX_ITEM - 2 :]):
+def _list_parts(tokens: list[str], index: int, width: int) -> list[list[str]] | None:
+    """The parts of a list whose conjunction ("and", `width` words) is at `index`."""
+    last = _last_item(tokens, index + width)
+    if last is None or any(_bare(t) in _LIST_BLOCKERS for t in tokens[max(index - _MAX_ITEM - 2, 0) : index]):
         return None
+    left, right = tokens[:index], tokens[index + width :]
     last_item, rest, comma_ended = last
     segments = _segments(left)
     items: list[list[str]] = [last_item]
