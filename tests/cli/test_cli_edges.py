@@ -87,6 +87,12 @@ def test_error_text_with_brackets_is_printed_literally(tmp_path: Path) -> None:
         (["audit", "{carol}", "--book", "x"], "--book applies to BooookScore files"),
         (["audit", "{dag}", "--query-run", "x"], "--query-run applies to GraphRAG projects"),
         (["audit-index", "{carol}", "--community", "45", "--all"], "give --community, or --reports/--all"),
+        (["audit", "{carol}", "--answer", "{dag}", "--query-run", "x"], "give --answer or --query-run, not both"),
+        (["audit-index", "{carol}", "--reports", "3", "--all"], "give --reports N or --all, not both"),
+        (["audit", "{carol}", "--fail-on-unsupported", "--dry-run"], "--fail-on-unsupported applies to an audit"),
+        (["verify", "{dag}", "--md-limit", "5"], "--md-limit applies to report.md, which verify does not write"),
+        (["query", "{carol}", "--query", "q", "--no-audit", "--q", "2", "--no-resume"], "--q, --no-resume apply to the audit"),
+        (["query", "{carol}", "--query", "q", "--no-audit", "--out", "{empty}"], "--out applies to the audit"),
     ],
 )
 def test_bad_paths_and_option_combinations_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
@@ -97,6 +103,12 @@ def test_bad_paths_and_option_combinations_exit_2_with_a_message(tmp_path: Path,
     result = runner.invoke(cli.app, [a.format(**names) for a in args])
     assert result.exit_code == 2, result.output
     assert message in result.output.replace("\n", " ")
+
+
+def test_a_conflicting_pair_is_one_line_and_exit_2_before_anything_is_read(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "veritrail_graphrag", "audit-index", str(tmp_path / "nothing"), "--reports", "3", "--all"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", "Error: give --reports N or --all, not both\n")
 
 
 def test_repeated_community_is_audited_once(tmp_path: Path) -> None:

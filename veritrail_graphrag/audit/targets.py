@@ -247,6 +247,8 @@ def audit_target(path: Path, source: SourceOptions) -> AuditTarget:
     summary log, BooookScore file or DAG file. Options that belong to the other kind of input are
     refused, never ignored."""
     given = source.model_dump(exclude_none=True)
+    if source.answer is not None and source.query_run is not None:
+        raise UsageError("give --answer or --query-run, not both: each names the answer to audit")
     if path.is_dir():
         _refuse(given, ("book", "chunks", "max_context_len", "chunk_size"), "to BooookScore files, not to a GraphRAG project")
         if source.answer is None:

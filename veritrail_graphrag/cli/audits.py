@@ -112,6 +112,8 @@ def verify(
     """Verify claims against a DAG file and write a JSON report (atomically)."""
     if claims_path is not None and claim:
         raise UsageError("give either --claims or --claim, not both")
+    if "--md-limit" in flags.given():
+        raise UsageError("--md-limit applies to report.md, which verify does not write (audit does)")
     target, default_out = dag_target(dag_path, terminal)
     claims = load_claims(claims_path) if claims_path is not None else given_claims(claim) if claim else None
     run_command(target, claims, flags, out or default_out, max_sentences_per_prompt=max_sentences_per_prompt)
@@ -151,6 +153,8 @@ def audit_index(
     Each selection has its own folder under the project's veritrail/ (index-audit for the default)."""
     if community and (all_reports or reports is not None):
         raise UsageError("give --community, or --reports/--all, not both")
+    if all_reports and reports is not None:
+        raise UsageError("give --reports N or --all, not both")
     chosen = list(dict.fromkeys(community)) if community else None
     selection = None if all_reports else (reports or DEFAULT_REPORTS)
     target = elsewhere(graphrag_index_target(root, reports=selection, communities=chosen), out)
@@ -173,6 +177,9 @@ def query(
     """Run a GraphRAG search with a recorder, save what each step was shown beside the index, audit
     it (with --dry-run: estimate the audit instead)."""
     search = search_method(method)
+    if not run_audit_after and (flags.given() or out is not None):
+        given = [*flags.given(), *(["--out"] if out is not None else [])]
+        raise UsageError.of_flags(given, "to the audit, which --no-audit skips")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from veritrail_graphrag.adapters.graphrag_capture import capture_search, run_dir
 

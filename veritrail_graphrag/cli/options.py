@@ -40,6 +40,7 @@ class AuditFlags(AuditOptions, GateOptions):
         """A gate with --dry-run is refused: a CI step would wait for a file or an exit code that a
         dry run never gives."""
         gates = {
+            "--fail-on-unsupported": True if self.fail_on_unsupported else None,
             "--junit-xml": self.junit_xml,
             "--max-unsupported-rate": self.max_unsupported_rate,
             "--max-stage-rate": self.max_stage_rate or None,
@@ -51,6 +52,11 @@ class AuditFlags(AuditOptions, GateOptions):
 
     def options(self) -> AuditOptions:
         return AuditOptions.model_validate(self.model_dump(include=set(AuditOptions.model_fields)))
+
+    def given(self) -> list[str]:
+        """The flags given a value other than their default, as typed (`--q`, `--no-resume`)."""
+        changed = self.model_dump(exclude_defaults=True)
+        return ["--" + ("no-" if value is False else "") + name.replace("_", "-") for name, value in changed.items()]
 
 
 class AuditCommandFlags(AuditFlags, SourceOptions):
