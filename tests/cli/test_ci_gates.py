@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -159,3 +161,16 @@ def test_control_characters_a_model_wrote_do_not_break_the_xml(index_audit: tupl
     written = junit_xml(report.model_copy(update={"results": [odd, *report.results[1:]]}), 1.0)
     skipped = ET.fromstring(written).find("testsuite/testcase/skipped")
     assert skipped is not None and skipped.get("message") == "Inconclusive: odd\ufffdbyte\ufffd"
+
+
+def test_fail_on_unsupported_says_what_failed(tmp_path: Path) -> None:
+    dag = tmp_path / "dag.json"
+    shutil.copy(SAMPLES / "handwritten-hierarchical" / "dag.json", dag)
+    command = [sys.executable, "-m", "veritrail_graphrag", "verify", str(dag), "--verifier", "lexical"]
+    done = subprocess.run([*command, "--fail-on-unsupported"], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 1, done.stderr
+    results = AuditReport.load(tmp_path / "dag.report.json").results
+    counts = Counter(r.verdict.value for r in results if r.verdict is not Verdict.FULLY_SUPPORTED)
+    which = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
+    said = f"Gate: --fail-on-unsupported: {counts.total()} of {len(results)} claims are not Fully Supported ({which})"
+    assert counts and done.stderr.strip().splitlines()[-1] == said

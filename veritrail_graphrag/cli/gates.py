@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import typer
 from rich.markup import escape
 
@@ -40,10 +42,22 @@ def gate(report: AuditReport, gates: GateOptions, seconds: float) -> None:
         note = untraced_note(report.results)
         if note is not None:
             stderr.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
+    if gates.fail_on_unsupported:
+        exceeded += _unsupported(report)
     for line in exceeded:
         stderr.print(f"[red]Gate:[/red] {escape(line)}", highlight=False, soft_wrap=True)
     if report.failed:
         raise typer.Exit(code=ExitCode.NOT_VERIFIED)
-    unsupported = gates.fail_on_unsupported and any(r.verdict is not Verdict.FULLY_SUPPORTED for r in report.results)
-    if exceeded or unsupported:
+    if exceeded:
         raise typer.Exit(code=ExitCode.UNSUPPORTED)
+
+
+def _unsupported(report: AuditReport) -> list[str]:
+    """The line `--fail-on-unsupported` fails with, when a claim is not Fully Supported: a CI log
+    that ends with exit 1 says why."""
+    counts = Counter(r.verdict for r in report.results if r.verdict is not Verdict.FULLY_SUPPORTED)
+    if not counts:
+        return []
+    which = ", ".join(f"{n} {verdict.value}" for verdict, n in sorted(counts.items()))
+    total = sum(counts.values())
+    return [f"--fail-on-unsupported: {total} of {len(report.results)} claims are not Fully Supported ({which})"]
