@@ -164,11 +164,14 @@ def test_the_samples_own_map_answers_are_taken_and_the_score_0_one_left_out_of_r
     report = _report(folder)
     assert report["dag_metadata"]["map_answers"] == 5 and report["dag_metadata"]["map_answers_reduced"] == 4
     assert report["dag_metadata"]["map_answers_unused"] == ["map_answer:4.0"]
-    stages = {p: next(r for r in report["results"] if p in r["claim"]["text"])["error_stages"] for p in ("orphanage", "surgeon")}
+    by_phrase = {p: next(r for r in report["results"] if p in r["claim"]["text"]) for p in ("orphanage", "surgeon")}
+    stages = {p: r["error_stages"] for p, r in by_phrase.items()}
     assert stages == {"orphanage": [6], "surgeon": [4]}
 
 
-def test_a_pasted_answers_claim_none_of_its_records_holds_is_blamed_on_the_answer(project: Path, tmp_path: Path) -> None:
+def test_a_pasted_answers_claim_none_of_its_records_holds_is_blamed_on_the_answer(
+    project: Path, tmp_path: Path
+) -> None:
     """As the saved run and its map answers do: the orphanage is in no record, only in the answer
     (stage 6); the surgeon is in the report its sentence cites (stage 4)."""
     answer, _ = saved_run_as_files(project, tmp_path)

@@ -257,7 +257,8 @@ def test_markdown_shows_the_evidence_that_says_the_unsupported_words_and_counts_
     listed = reports.count("`report:")
     [(more, rest)] = re.findall(r"\.\.\. and (\d+) more (.*)$", reports)
     iteration = int(reports.split("Iteration ")[1].split(" ")[0])
-    evidence = next(r for r in audited_sample.report.results if "surgeon" in r.claim.text).iterations[iteration - 1].evidence
+    surgeon_result = next(r for r in audited_sample.report.results if "surgeon" in r.claim.text)
+    evidence = surgeon_result.iterations[iteration - 1].evidence
     assert listed == 5 and int(more) == len(evidence) - listed and "report.html" in rest
 
 

@@ -448,8 +448,10 @@ def test_a_part_made_only_of_punctuation_is_not_a_sub_claim() -> None:
 @pytest.mark.parametrize(
     ("opening", "repeated"),
     [
-        ("Scrooge pays", "the surgeon and the clerk and"),  # no verb the rules know: each "and" rescanned the words before
-        ("Scrooge paid", "the surgeon and the clerk and"),  # each "and" copied the words around it, sought an item to the end
+        # no verb the rules know: each "and" rescanned the words before it
+        ("Scrooge pays", "the surgeon and the clerk and"),
+        # a verb: each "and" copied the words around it and sought a list item to the end
+        ("Scrooge paid", "the surgeon and the clerk and"),
         ("Scrooge pays", "the clerk and paid the ghost and"),
     ],
 )
