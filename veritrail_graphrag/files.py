@@ -88,6 +88,22 @@ def _write_temp(path: Path, content: Content) -> Path:
     return Path(tmp)
 
 
+def writable_folder(folder: Path) -> str | None:
+    """Why files cannot be written into `folder` (created if missing), or None when they can: tried
+    for real with a temp file, so a read-only mount, a file in the folder's place or a full quota
+    show before an audit pays for anything, not after it."""
+    try:
+        if folder.exists() and not folder.is_dir():
+            return "a file, not a folder"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".veritrail-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def read_text(path: Path, error: type[VeriTrailError]) -> str:
     """The file as UTF-8, or `error` naming the file (and the first byte that is not UTF-8)."""
     try:

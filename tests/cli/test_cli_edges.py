@@ -91,7 +91,10 @@ def test_error_text_with_brackets_is_printed_literally(tmp_path: Path) -> None:
         (["audit-index", "{carol}", "--reports", "3", "--all"], "give --reports N or --all, not both"),
         (["audit", "{carol}", "--fail-on-unsupported", "--dry-run"], "--fail-on-unsupported applies to an audit"),
         (["verify", "{dag}", "--md-limit", "5"], "--md-limit applies to report.md, which verify does not write"),
-        (["query", "{carol}", "--query", "q", "--no-audit", "--q", "2", "--no-resume"], "--q, --no-resume apply to the audit"),
+        (
+            ["query", "{carol}", "--query", "q", "--no-audit", "--q", "2", "--no-resume"],
+            "--q, --no-resume apply to the audit",
+        ),
         (["query", "{carol}", "--query", "q", "--no-audit", "--out", "{empty}"], "--out applies to the audit"),
     ],
 )
@@ -106,8 +109,7 @@ def test_bad_paths_and_option_combinations_exit_2_with_a_message(tmp_path: Path,
 
 
 def test_a_conflicting_pair_is_one_line_and_exit_2_before_anything_is_read(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "veritrail_graphrag", "audit-index", str(tmp_path / "nothing"), "--reports", "3", "--all"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    done = veritrail("audit-index", str(tmp_path / "nothing"), "--reports", "3", "--all")
     assert (done.returncode, done.stdout, done.stderr) == (2, "", "Error: give --reports N or --all, not both\n")
 
 
@@ -181,3 +183,29 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_code_130() -> None:
     done = subprocess.run([sys.executable, "-c", code, "audit", "x"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 130
     assert done.stderr == "interrupted while starting: nothing was done\n" and not done.stdout
+
+
+def veritrail(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "veritrail_graphrag", *args], capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_write_targets_are_tried_before_the_audit(tmp_path: Path) -> None:
+    carol = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    (carol / "output" / "veritrail" / "index-audit").write_text("a file where the reports go")
+    done = veritrail("audit-index", str(carol))
+    assert done.returncode == 5, done.stderr
+    said = done.stderr.strip().splitlines()[-1]  # after the note saying what is audited
+    assert said.startswith("Error: cannot write the report: ")
+    assert "index-audit: a file, not a folder; write the reports elsewhere with --out DIR" in said
+
+    (tmp_path / "afile").write_text("not a folder")
+    done = veritrail("audit-index", str(carol), "--out", str(tmp_path / "afile"))
+    assert done.returncode == 5 and f"--out {tmp_path / 'afile'}: a file, not a folder" in done.stderr
+
+    junit = tmp_path / "afile" / "veritrail.xml"
+    done = veritrail("audit-index", str(carol), "--out", str(tmp_path / "reports"), "--junit-xml", str(junit))
+    assert done.returncode == 5 and f"--junit-xml {junit}: a file, not a folder" in done.stderr
+    assert not (tmp_path / "reports" / "report.json").exists()  # refused before the audit, not after
+

@@ -181,3 +181,12 @@ def test_without_settings_the_cache_goes_under_the_folder_audited(
     assert result.exit_code == 0, result.output
     assert (root / ".veritrail" / "llm_cache.sqlite").is_file()
     assert not (tmp_path / "home").exists()
+
+
+def test_out_keeps_the_model_cache_out_of_the_folder_audited(project: Path, tmp_path: Path) -> None:
+    before = {str(p.relative_to(project)): p.stat().st_mtime_ns for p in project.rglob("*")}
+    out = tmp_path / "elsewhere"
+    result = runner.invoke(cli.app, ["audit", str(project), "--verifier", "llm", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert {str(p.relative_to(project)): p.stat().st_mtime_ns for p in project.rglob("*")} == before
+    assert (out / ".veritrail" / "llm_cache.sqlite").is_file() and (out / "report.json").is_file()

@@ -68,7 +68,7 @@ async def run_target(
     if report_path is None:
         report_path = target.out_dir / "report.json"
         markdown_path = target.out_dir / "report.md"
-    prepared, config = options.setup(target.project_root, max_sentences_per_prompt)
+    prepared, config = options.setup(target.project_root, max_sentences_per_prompt, target.cache_dir)
     with OutputLock(report_path) as lock:
         verifier = prepared.build()
         try:

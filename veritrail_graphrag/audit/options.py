@@ -113,14 +113,18 @@ class VerifierOptions(Options):
             raise UsageError.of_flags(given, f"to {takers} only")
         return self
 
-    def verifier_spec(self, root: Path | None, concurrency: int | None = None) -> VerifierSpec:
+    def verifier_spec(
+        self, root: Path | None, concurrency: int | None = None, cache_dir: Path | None = None
+    ) -> VerifierSpec:
         """The run's verifier spec. A verifier that calls a model gets the endpoint the project at
-        `root` names (its GraphRAG settings.yaml), read here so that verifiers know no adapter."""
+        `root` names (its GraphRAG settings.yaml), read here so that verifiers know no adapter;
+        `cache_dir` keeps its cache out of the project (an audit written elsewhere with --out)."""
         project = project_endpoint(root) if registration(self.verifier).model_options else None
         return VerifierSpec(
             name=self.verifier, root=root, project=project, model=self.model, base_url=self.base_url,
             provider=self.provider, api_version=self.api_version, local_model=self.local_model, prompts=self.prompts,
             concurrency=concurrency, samples=self.samples, min_agreement=self.min_agreement, prefilter=self.prefilter,
+            cache_dir=cache_dir,
         )  # fmt: skip
 
 
@@ -175,14 +179,16 @@ class AuditOptions(TraversalOptions, VerifierOptions):
             )
         return self
 
-    def setup(self, root: Path | None, max_sentences_per_prompt: int = 40) -> tuple[PreparedVerifier, TrailConfig]:
+    def setup(
+        self, root: Path | None, max_sentences_per_prompt: int = 40, cache_dir: Path | None = None
+    ) -> tuple[PreparedVerifier, TrailConfig]:
         """The verifier, prepared once (its settings read), and the traversal settings.
 
         Concurrency defaults to what the verifier's settings ask for, else 16 calls in flight for a
         verifier that calls a model. One that calls none has nothing to wait for: its claims run
         one at a time, so each is in the checkpoint as soon as it is done (run side by side, they
         would all finish near the end, and a Ctrl-C would lose them all)."""
-        prepared = prepare_verifier(self.verifier_spec(root, self.concurrency))
+        prepared = prepare_verifier(self.verifier_spec(root, self.concurrency, cache_dir))
         default = DEFAULT_CONCURRENCY if prepared.model_calls is not None else 1
         concurrency = self.concurrency or prepared.concurrency or default
         config = self.trail_config(

@@ -48,6 +48,8 @@ class AuditTarget:
     """Where the LLM settings are looked for and the LLM cache goes (`.veritrail/`): the GraphRAG
     project, else the folder audited (or the audited file's folder)."""
     citations: dict[str, list[SentenceCitations]] | None = None
+    cache_dir: Path | None = None
+    """Where model answers are cached, when not the project's `.veritrail/` (see `elsewhere`)."""
     pasted: bool = False
     """An answer saved without what GraphRAG showed the model, wired to the records it cites: its
     unsupported words none of them holds are blamed on the answer (`pasted.py`)."""
@@ -68,9 +70,11 @@ class SavedRun:
 
 
 def elsewhere(target: AuditTarget, out: str | os.PathLike[str] | None) -> AuditTarget:
-    """The target with its reports (and lock and checkpoint) in `out` instead, when given: the
-    way to audit a run in a folder that is not writable, or to keep two audits apart."""
-    return target if out is None else dataclasses.replace(target, out_dir=Path(out))
+    """The target with its reports (and lock, checkpoint and model cache) in `out` instead, when
+    given: the way to audit a run in a folder that is not writable, or to keep two audits apart."""
+    if out is None:
+        return target
+    return dataclasses.replace(target, out_dir=Path(out), cache_dir=Path(out) / ".veritrail")
 
 
 def _run_folders(path: Path) -> list[Path]:
@@ -154,7 +158,9 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
         notes = [*tolerated_notes(index.metadata), *dag.metadata.get("notes", [])]
         citations = sentence_citations(dag, ["final_answer"])
         pasted = map_answers is None
-        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations, pasted)
+        return AuditTarget(
+            dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations, pasted=pasted
+        )
 
     warnings: list[str] = []
     if query_run is not None:

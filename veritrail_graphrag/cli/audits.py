@@ -31,7 +31,8 @@ from veritrail_graphrag.cli.console import print_audit, print_dry_run, print_not
 from veritrail_graphrag.cli.exit_codes import guarded
 from veritrail_graphrag.cli.gates import check_stages, gate
 from veritrail_graphrag.cli.options import AuditCommandFlags, AuditFlags, with_options
-from veritrail_graphrag.errors import AdapterError, AuditInterrupted, UsageError
+from veritrail_graphrag.errors import AdapterError, AuditInterrupted, OutputError, UsageError
+from veritrail_graphrag.files import writable_folder
 from veritrail_graphrag.models import Claim
 
 OutDir = Annotated[
@@ -57,12 +58,31 @@ def _dry_run(target: AuditTarget, flags: AuditFlags, extract: bool, max_sentence
     print_dry_run(estimate, calls.model)
 
 
+def check_outputs(target: AuditTarget, flags: AuditFlags, report_path: Path | None, out: Path | None) -> None:
+    """Every place the audit writes is tried before it runs: a failure after hours of paid calls
+    would lose nothing (the checkpoint is kept) but the time. `out` is the `--out` given, if any."""
+    folder = report_path.parent if report_path is not None else target.out_dir
+    if report_path is not None and report_path.is_dir():
+        raise OutputError(f"{report_path} is a folder; give the report's file path")
+    why = writable_folder(folder)
+    if why is not None and out is not None:
+        raise OutputError(f"--out {out}: {why}")
+    if why is not None:
+        hint = "write the reports elsewhere with --out DIR (nothing is then written here)"
+        raise OutputError(f"{why}; {hint}", file=folder)
+    junit = flags.junit_xml
+    why = "a folder" if junit is not None and junit.is_dir() else writable_folder(junit.parent) if junit else None
+    if junit is not None and why is not None:
+        raise OutputError(f"--junit-xml {junit}: {why}")
+
+
 def run_command(
     target: AuditTarget,
     claims: list[Claim] | None,
     flags: AuditFlags,
     report_path: Path | None = None,
     max_sentences_per_prompt: int = 40,
+    out: Path | None = None,
 ) -> None:
     """Run (or estimate) the audit of `target`, print it, and end with the exit code it calls for."""
     print_notes(target.notes)
@@ -70,6 +90,7 @@ def run_command(
     if flags.dry_run:
         _dry_run(target, flags, extract=claims is None, max_sentences_per_prompt=max_sentences_per_prompt)
         return
+    check_outputs(target, flags, report_path, out)
     started = time.monotonic()
     with progress() as shown:
         try:
@@ -116,7 +137,8 @@ def verify(
         raise UsageError("--md-limit applies to report.md, which verify does not write (audit does)")
     target, default_out = dag_target(dag_path, terminal)
     claims = load_claims(claims_path) if claims_path is not None else given_claims(claim) if claim else None
-    run_command(target, claims, flags, out or default_out, max_sentences_per_prompt=max_sentences_per_prompt)
+    report_path = out or default_out
+    run_command(target, claims, flags, report_path, max_sentences_per_prompt=max_sentences_per_prompt, out=out)
 
 
 @guarded
@@ -133,7 +155,7 @@ def audit(
     """Audit a pipeline run's final output; write report.json and report.md next to its artifacts."""
     target = elsewhere(audit_target(path, flags.source()), out)
     claims = load_claims(claims_path) if claims_path is not None else None
-    run_command(target, claims, flags)
+    run_command(target, claims, flags, out=out)
 
 
 @guarded
@@ -158,7 +180,7 @@ def audit_index(
     chosen = list(dict.fromkeys(community)) if community else None
     selection = None if all_reports else (reports or DEFAULT_REPORTS)
     target = elsewhere(graphrag_index_target(root, reports=selection, communities=chosen), out)
-    run_command(target, None, flags)
+    run_command(target, None, flags, out=out)
 
 
 @guarded
@@ -205,4 +227,4 @@ def query(
     except AdapterError as exc:
         print_notes([f"nothing to audit: {exc}"])
         return
-    run_command(target, None, flags)
+    run_command(target, None, flags, out=out)

@@ -58,6 +58,11 @@ class VerifierSpec(BaseModel):
     samples: int = Field(default=1, ge=1)
     min_agreement: int = Field(default=1, ge=1)
     prefilter: bool = False
+    cache_dir: Path | None = Field(
+        default=None,
+        description="where model answers are cached unless the settings say (an audit's --out folder, so that "
+        "nothing is written into the folder audited); None: the project's .veritrail/",
+    )
 
     def llm_overrides(self) -> dict[str, object]:
         fields = ("model", "base_url", "provider", "api_version", "concurrency", "local_model", "prompts")

@@ -294,7 +294,8 @@ def quoted_selection(selected: Sequence[str], sentences: Sequence[Sentence]) -> 
 def prepare(spec: VerifierSpec) -> PreparedVerifier:
     """The LLM settings, resolved once for the run: the project's endpoint (its settings.yaml, read
     by the caller into `spec.project`), veritrail.toml, VERITRAIL_* variables, then the options."""
-    config = resolve_llm_config(spec.root, spec.llm_overrides(), project=spec.project)
+    defaults = {"cache_path": spec.cache_dir / "llm_cache.sqlite"} if spec.cache_dir is not None else None
+    config = resolve_llm_config(spec.root, spec.llm_overrides(), defaults=defaults, project=spec.project)
     return PreparedVerifier(
         build=lambda: LLMVerifier.from_config(
             config, samples=spec.samples, min_agreement=spec.min_agreement, prefilter=spec.prefilter
