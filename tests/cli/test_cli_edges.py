@@ -209,3 +209,34 @@ def test_write_targets_are_tried_before_the_audit(tmp_path: Path) -> None:
     assert done.returncode == 5 and f"--junit-xml {junit}: a file, not a folder" in done.stderr
     assert not (tmp_path / "reports" / "report.json").exists()  # refused before the audit, not after
 
+
+def test_help_fits_80_columns_with_every_command_line_whole() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "veritrail_graphrag", "--help"],
+        capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    commands = done.stdout.split("Commands:\n")[1].splitlines()
+    assert len(commands) == len(cli.app.registered_commands)
+    assert all(len(line) <= 80 and line.endswith(".") and not line.endswith("...") for line in commands), commands
+    assert "--version" in done.stdout
+
+
+def test_version_is_a_flag_too() -> None:
+    from veritrail_graphrag import __version__
+
+    assert (veritrail("--version").stdout, veritrail("version").stdout) == (f"{__version__}\n", f"{__version__}\n")
+
+
+def test_graphrag_without_the_extra_names_the_commands_that_need_it() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['graphrag.cli.main'] = None\n"  # as if GraphRAG were not installed
+        "from veritrail_graphrag.__main__ import main\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "graphrag", "index", "--root", "."], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert "running GraphRAG (veritrail query, veritrail graphrag) needs the graphrag extra" in done.stderr

@@ -206,3 +206,55 @@ def test_bad_settings_stop_before_graphrag_runs(tmp_path: Path) -> None:
     assert not (root / "output").exists()
     result = graphrag(root, "query", "x", "--veritrail-verifier", "lexical")
     assert result.exit_code == 2 and "--veritrail-verifier" in result.output
+
+
+@pytest.mark.parametrize(
+    ("flag", "said"),
+    [
+        ("--veritrail-reports=some", "--veritrail-reports 'some': takes: The N highest-ranked community reports, or"),
+        ("--veritrail-q=zero", "--veritrail-q 'zero': Input should be a valid integer"),
+        ("--veritrail-frob=3", "--veritrail-frob: no such option"),
+    ],
+)
+def test_a_bad_flag_value_is_named_as_typed(tmp_path: Path, flag: str, said: str) -> None:
+    result = graphrag(_project(tmp_path / "tiny"), "index", flag)
+    assert result.exit_code == 2 and said in " ".join(result.output.split())
+    assert "literal[" not in result.output
+
+
+def test_index_help_lists_every_veritrail_flag(tmp_path: Path) -> None:
+    from veritrail_graphrag.pipeline.settings import PipelineSettings
+
+    result = runner.invoke(cli.app, ["graphrag", "index", "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Build a knowledge graph index" in result.output  # GraphRAG's own help first
+    listed = {line.split()[0].split("=")[0] for line in result.output.splitlines() if line.startswith("  --veritrail-")}
+    assert listed == {"--veritrail-" + name.replace("_", "-") for name in PipelineSettings.model_fields}
+
+
+def test_a_failed_graphrag_run_exits_2_not_1_which_is_a_failed_gate(tmp_path: Path) -> None:
+    """GraphRAG exits 1 when a workflow fails; a CI reading our codes would take it for a gate."""
+    root = _project(tmp_path / "tiny")
+    shutil.rmtree(root / "input")
+    (root / "input").mkdir()  # no document: GraphRAG's first workflow fails
+    result = graphrag(root, "index")
+    assert result.exit_code == 2, result.output
+    assert "graphrag index failed (GraphRAG's exit code 1" in " ".join(result.stderr.split())
+
+
+def test_a_graphrag_run_whose_model_calls_fail_exits_4(tmp_path: Path) -> None:
+    root = _project(tmp_path / "tiny")
+    settings = yaml.safe_load((root / "settings.yaml").read_text())
+    settings["completion_models"]["default_completion_model"] = {
+        "model_provider": "openai",
+        "model": "gpt-4o",
+        "api_base": "http://127.0.0.1:9/v1",  # the discard port: nothing listens
+        "api_key": "not-a-real-key",
+        "retry": {"type": "immediate", "max_retries": 2},
+        "call_args": {"max_retries": 0},
+    }
+    (root / "settings.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    result = runner.invoke(cli.app, ["graphrag", "index", "--root", str(root)])  # GraphRAG tries the model first
+    assert result.exit_code == 4, result.output
+    said = result.stderr.strip().splitlines()[-1]
+    assert said.startswith("Error: the model endpoint cannot be used: graphrag index got no answer from")

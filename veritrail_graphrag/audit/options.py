@@ -7,7 +7,7 @@ A field's `description` is its help text; `json_schema_extra` may give the CLI a
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Self
 
@@ -43,6 +43,25 @@ class Options(BaseModel):
             return cls(**options)
         except ValidationError as exc:
             raise UsageError(f"invalid audit option(s): {validation_problem(exc)}") from None
+
+    @classmethod
+    def problems(cls, exc: ValidationError, name: Callable[[str], str] = str) -> str:
+        """One problem per option: its name, the value given and what it takes; a value that fits
+        none of a field's types ("N, or all") is said once with the field's description, not once
+        per type in pydantic's terms (`reports.literal['all']`). `name` says how the user wrote the
+        option (a flag, a key of a settings file)."""
+        by_field: dict[str, list[Any]] = {}
+        for error in exc.errors():
+            by_field.setdefault(str(error["loc"][0]) if error["loc"] else "?", []).append(error)
+        problems = []
+        for field, errors in by_field.items():
+            given = f" {excerpt(errors[0]['input'], 40)}" if errors[0]["type"] != "extra_forbidden" else ""
+            described = cls.model_fields[field].description if field in cls.model_fields else None
+            said = errors[0]["msg"] if len(errors) == 1 or not described else f"takes: {described}"
+            if errors[0]["type"] == "extra_forbidden":
+                said = "no such option"
+            problems.append(f"{name(field)}{given}: {said}")
+        return "; ".join(problems)
 
 
 class SourceOptions(Options):

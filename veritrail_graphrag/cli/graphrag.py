@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import textwrap
+import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +90,51 @@ def _check_searches(heard: list[Any], failures: ModelFailures) -> None:
 
     if heard:
         last = heard[-1]
-        failures.check(last.method, query_log(last.root, last.recorder.config))
+        failures.check(
+            f"GraphRAG's {last.method} search", "no query run was saved", query_log(last.root, last.recorder.config)
+        )
+
+
+def _value_name(annotation: Any) -> str:
+    """How `--veritrail-*` help names the value a setting takes, from its type."""
+    types = set(typing.get_args(annotation)) or {annotation}
+    if any(typing.get_origin(t) is list for t in types):
+        return "N,N,..."
+    if int in types:
+        return "N|all" if any(typing.get_origin(t) is typing.Literal for t in types) else "N"
+    return "R" if float in types else "TEXT"
+
+
+def _our_help(building: bool, width: int = 80) -> str:
+    """What `veritrail` adds to GraphRAG's help: for index and update, every `--veritrail-*` flag
+    (the settings of the veritrail_audit workflow, so the list cannot drift from them)."""
+    from veritrail_graphrag.pipeline.settings import FLAG_PREFIX, SETTINGS_FILE, PipelineSettings
+
+    if not building:
+        said = (
+            "veritrail: each search (graphrag query) is saved as a query run for `veritrail audit ROOT`; "
+            "graphrag index and update end with an audit of the index (`veritrail graphrag index --help` "
+            "lists its --veritrail-* flags)."
+        )
+        return "\n" + "\n".join(textwrap.wrap(said, width))
+    lines = ["", f"veritrail's audit of the index (flags win over [audit] in {SETTINGS_FILE}):"]
+    for name, field in PipelineSettings.model_fields.items():
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        value = extra.get("metavar") or _value_name(field.annotation)
+        if field.annotation is bool:
+            value = "=false" if field.default else ""
+        lines.append(f"  {FLAG_PREFIX}{name.replace('_', '-')}{'' if value in ('', '=false') else ' '}{value}")
+        lines += textwrap.wrap(field.description or "", width - 2, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return "\n".join(lines)
+
+
+def _graphrag_failed(args: list[str], code: int | str, failures: ModelFailures) -> AdapterError:
+    """GraphRAG ended with an error code of its own (1 for a failed index run), which would read as
+    our failed CI gate: it becomes exit 4 when its model calls failed, else 2."""
+    command = f"graphrag {_subcommand(args) or ''}".strip()
+    logs = _root(args) / "logs"
+    failures.check(command, "GraphRAG stopped, and nothing was audited", logs)
+    return AdapterError(f"{command} failed (GraphRAG's exit code {code}; its message is above, its log in {logs})")
 
 
 @guarded
@@ -126,12 +172,15 @@ def graphrag_command(ctx: typer.Context) -> None:
         except Exception as exc:  # GraphRAG's own failure (config, index, model): reported as such
             _check_searches(heard, failures)
             raise AdapterError(f"graphrag failed: {type(exc).__name__}: {exc}") from None
+    if "--help" in args:  # GraphRAG printed its help: what veritrail adds follows
+        stdout.print(_our_help(building), highlight=False, markup=False, soft_wrap=True)
+        return
     _check_searches(heard, failures)
     if errors:
         print_notes(["the index tables GraphRAG wrote are intact; run the same command again to resume the audit"])
         raise errors[0]
     if code not in (0, None):
-        raise typer.Exit(code=code if isinstance(code, int) else 1)
+        raise _graphrag_failed(args, code, failures)
     _save_searches(heard)
     for audit in audits:
         _print_pipeline_audit(audit)

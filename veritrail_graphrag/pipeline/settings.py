@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from veritrail_graphrag.adapters.graphrag.layout import DEFAULT_REPORTS
 from veritrail_graphrag.audit.options import AuditOptions, GateOptions
@@ -97,11 +97,19 @@ def split_flags(args: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
 def load_settings(root: Path, overrides: Mapping[str, Any] | None = None) -> PipelineSettings:
     """The project's settings (its veritrail.toml, if any) with `overrides` on top; an unknown or
     invalid setting is a `UsageError` naming it and the file."""
-    settings = {**_file_settings(root), **(overrides or {})}
+    flags = dict(overrides or {})
+    settings = {**_file_settings(root), **flags}
     if isinstance(settings.get("reports"), str) and settings["reports"].isdigit():
         settings["reports"] = int(settings["reports"])
+
+    def name(field: str) -> str:
+        return (
+            FLAG_PREFIX + field.replace("_", "-") if field in flags else f"{field} ([audit] in {root / SETTINGS_FILE})"
+        )
+
     try:
-        return PipelineSettings.of(settings)
-    except UsageError as exc:
-        where = f" ([audit] in {root / SETTINGS_FILE}, or --veritrail-* flags)"
-        raise UsageError(f"{exc}{where}") from None
+        return PipelineSettings(**settings)
+    except ValidationError as exc:
+        raise UsageError(f"invalid setting(s): {PipelineSettings.problems(exc, name)}") from None
+    except UsageError as exc:  # our own checks across settings (an unknown verifier, model options without one)
+        raise UsageError(f"{exc} ([audit] in {root / SETTINGS_FILE}, or --veritrail-* flags)") from None

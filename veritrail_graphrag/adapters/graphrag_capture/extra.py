@@ -20,5 +20,7 @@ class GraphRAGMissingError(VeriTrailError, ImportError):
 
     def __init__(self, missing: str | None) -> None:
         what = f"module {missing!r} is not installed" if missing else "it is not installed"
-        super().__init__(f"running GraphRAG queries needs the graphrag extra ({what}): {INSTALL_HINT}")
+        super().__init__(
+            f"running GraphRAG (veritrail query, veritrail graphrag) needs the graphrag extra ({what}): {INSTALL_HINT}"
+        )
         self.missing = missing

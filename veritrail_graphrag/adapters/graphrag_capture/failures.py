@@ -46,16 +46,17 @@ class ModelFailures(logging.Handler):
             return
         self.causes.append(root_cause(record.exc_info[1]))
 
-    def check(self, method: str, log: Path | None) -> None:
-        """Raise `EndpointError` (exit 4) when any model call of the search failed: its answer was
-        not made from what GraphRAG meant to show the model, so it is not kept."""
+    def check(self, what: str, outcome: str, log: Path | None) -> None:
+        """Raise `EndpointError` (exit 4) when any model call failed: a search's answer was not made
+        from what GraphRAG meant to show the model, so it is not kept; an index run stopped.
+        `what` ran ("GraphRAG's local search"), `outcome` says what was not done."""
         if not self.causes:
             return
         where = f"; GraphRAG's log: {log}" if log is not None else ""
         calls = "a model call" if len(self.causes) == 1 else f"{len(self.causes)} model calls"
         raise EndpointError(
-            f"GraphRAG's {method} search got no answer from {calls}, after the retries its settings ask "
-            f"for ({self.causes[-1]}); no query run was saved{where}"
+            f"{what} got no answer from {calls}, after the retries its settings ask for ({self.causes[-1]}); "
+            f"{outcome}{where}"
         )
 
 
@@ -69,4 +70,3 @@ def watch_model_calls() -> Iterator[ModelFailures]:
         yield failures
     finally:
         root.removeHandler(failures)
-

@@ -128,9 +128,11 @@ async def capture_search(
                 if on_token is not None:
                     on_token(chunk)
         except Exception:
-            failures.check(method, log)  # the model's own exception, after GraphRAG's retries
+            failures.check(
+                f"GraphRAG's {method} search", "no query run was saved", log
+            )  # the model's own exception, after GraphRAG's retries
             raise
-        failures.check(method, log)
+        failures.check(f"GraphRAG's {method} search", "no query run was saved", log)
     notes = f"response_type={response_type!r}"
     if method == "global":
         notes += f", dynamic_community_selection={dynamic_community_selection}"
