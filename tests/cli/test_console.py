@@ -82,3 +82,19 @@ def test_without_a_terminal_progress_is_a_line_every_few_seconds(monkeypatch: py
     assert shown.line(100.0) == "verifying claims: 120 of 3,362 done"  # the rate is measured from here
     shown.update(240, 3_362)
     assert shown.line(160.0) == "verifying claims: 240 of 3,362 done, 2 a second, about 26 min left"
+
+
+def test_at_80_columns_only_file_paths_run_past_the_edge_and_skipped_ids_are_explained(
+    audited_sample: AuditedSample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Paths stay whole on their own lines (to copy them); everything else wraps between words."""
+    narrow = Console(record=True, width=80)
+    monkeypatch.setattr(console, "stdout", narrow)
+    folder = audited_sample.folder
+    console.print_audit(audited_sample.report, audited_sample.dag.stage, folder / "report.json", folder / "report.md")
+    lines = narrow.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines[:-2])  # then "Open <path> ..." and "Also written ... <path>"
+    assert not any(str(folder) in line for line in lines[:-2])
+    text = " ".join(" ".join(lines).split())
+    assert "3 sentence(s) are not claims (3 heading(s)), so claim ids skip their numbers." in text
+    assert "abstractive claims need --verifier llm" in text  # the verifier's note, wrapped

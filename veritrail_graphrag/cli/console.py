@@ -25,7 +25,15 @@ from veritrail_graphrag.errors import VeriTrailWarning
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Verdict
-from veritrail_graphrag.report.model import SHORT_REASON, AuditReport, count_note, flagged_first, stages_text
+from veritrail_graphrag.report.model import (
+    HEADING_REASON,
+    SHORT_REASON,
+    TABLE_REASON,
+    AuditReport,
+    count_note,
+    flagged_first,
+    stages_text,
+)
 
 if TYPE_CHECKING:  # the dry run's estimate comes with the LLM settings, loaded only when asked for
     from veritrail_graphrag.audit.dry_run import DryRun
@@ -243,16 +251,18 @@ def print_audit(
     """The table, the counts, model usage, citation accuracy, claims not verified, then the files
     written, report.html first: the last lines on screen say where to look."""
     html = markdown_path.with_suffix(".html") if markdown_path else None
-    stdout.print(claims_table(report, stage_of, rest_in=str(html or report_path)))
+    # the file's name only: a path in the centred caption is cut wherever the width falls; the
+    # whole path is on the last lines
+    stdout.print(claims_table(report, stage_of, rest_in=(html or report_path).name))
     counts = ", ".join(f"{n} {v}{count_note(report.summary, v)}" for v, n in report.summary.verdicts.items() if n)
     stages = ", ".join(f"stage {k}: {n}" for k, n in report.summary.error_stages.items())
     flagged = report.summary.verdicts.get(Verdict.NOT_FULLY_SUPPORTED.value, 0)
     several = " (a claim can name several stages)" if sum(report.summary.error_stages.values()) > flagged else ""
     stdout.print(f"{counts}." + (f" Error stages: {stages}{several}." if stages else ""), highlight=False)
     if report.verifier_note:
-        stdout.print(f"Verifier {report.verifier}: {report.verifier_note}", highlight=False, soft_wrap=True)
-    if report.summary.languages is not None:
-        stdout.print(report.summary.languages.note, highlight=False, soft_wrap=True, markup=False)
+        stdout.print(f"Verifier {report.verifier}: {report.verifier_note}", highlight=False)
+    if report.summary.languages is not None:  # wrapped between words, as the verifier's note
+        stdout.print(report.summary.languages.note, highlight=False, markup=False)
     if report.usage is not None:
         stdout.print(usage_line(report.usage), highlight=False, soft_wrap=True)
     if report.summary.citations is not None:
@@ -264,9 +274,8 @@ def print_audit(
             f"{_verb(c.miscited, 'cites', 'cite')} a node that yielded no evidence{invented}.",
             highlight=False,
         )
-    short = [s for s in report.skipped if s.reason == SHORT_REASON]
-    if short:
-        stdout.print(f"{len(short)} sentence(s) too short to check were not audited as claims (listed in report.md).")
+    if report.skipped:
+        stdout.print(skipped_line(report), highlight=False)
     if report.resumed_claims:
         stdout.print(f"{report.resumed_claims} claim(s) were taken from the interrupted run's checkpoint.")
     for failure in report.failed:
@@ -286,6 +295,16 @@ def print_audit(
     stdout.print(f"Open {html} in a browser (one file, no network).", highlight=False, soft_wrap=True, markup=False)
     others = ", ".join(p.name for p in (markdown_path, report_path)) + ", claims.parquet, evidence.parquet"
     stdout.print(f"Also written: {others} in {report_path.parent}", highlight=False, soft_wrap=True, markup=False)
+
+
+def skipped_line(report: AuditReport) -> str:
+    """The sentences no claim was made of, by kind: claim ids number the output's sentences, so
+    without this line "#3, #5, #7" reads as claims lost."""
+    kinds = Counter(s.reason for s in report.skipped)
+    named = {HEADING_REASON: "heading(s)", TABLE_REASON: "table row(s)", SHORT_REASON: "too short to check"}
+    parts = ", ".join(f"{n} {named.get(reason, reason)}" for reason, n in kinds.items())
+    listed = " (the short ones are listed in report.md)" if SHORT_REASON in kinds else ""
+    return f"{len(report.skipped)} sentence(s) are not claims ({parts}), so claim ids skip their numbers{listed}."
 
 
 def usage_line(usage: UsageReport) -> str:
