@@ -279,3 +279,24 @@ def test_each_index_selection_has_its_own_folder(project: Path) -> None:
     assert default.out_dir.name == "index-audit" and len(default.terminals) == 10
     assert graphrag_index_target(project, reports=20).out_dir.name == "index-audit-top-20"
     assert graphrag_index_target(project, reports=None).out_dir.name == "index-audit-all"
+
+
+def test_the_hand_written_samples_readme_says_which_verifier_finds_its_plant(tmp_path: Path) -> None:
+    """The sample exists to show `verify`: what its README's table says each verifier does with the
+    plant is what it does."""
+    readme = (SAMPLES / "handwritten-hierarchical" / "README.md").read_text()
+    rows = {line.split("|")[1].strip(): line.split("|")[2] for line in readme.splitlines() if line.startswith("| `")}
+    dag = tmp_path / "dag.json"
+    shutil.copy(SAMPLES / "handwritten-hierarchical" / "dag.json", dag)
+
+    def stages(*options: str) -> dict[str, list[int] | None]:
+        result = runner.invoke(cli.app, ["verify", str(dag), *options])
+        assert result.exit_code == 0, result.output
+        report = AuditReport.load(tmp_path / "dag.report.json")
+        return {r.claim.text: r.error_stages for r in report.results if r.verdict is not Verdict.FULLY_SUPPORTED}
+
+    planted = "The ferry was paid for by a grant from the county town."
+    lexical = next(said for name, said in rows.items() if name.startswith("`--verifier lexical`"))
+    assert "Not Fully Supported, error stage 3" in lexical and stages("--verifier", "lexical") == {planted: [3]}
+    default = next(said for name, said in rows.items() if name.startswith("`facts`"))
+    assert ("**passes**" in default) == (planted not in stages())
