@@ -65,6 +65,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """The public names too, though not yet imported: what autocomplete offers."""
+    return sorted({*globals(), *__all__})
+
+
 def __getattr__(name: str) -> Any:
     """A public name, imported on first use."""
     if name == "audit":

@@ -123,3 +123,19 @@ def test_every_public_reader_and_writer_takes_a_str_path(tmp_path: Path, audited
         log.source("c", "A text.")
         log.summary("s", "Its summary.", inputs=["c"])
     assert load_summary_run(str(tmp_path / "run.jsonl")).terminal == "s"
+
+
+def test_the_package_lists_its_public_names_and_loads_none_to_do_it() -> None:
+    code = (
+        "import sys, veritrail_graphrag as v; names = dir(v); "
+        "print(set(v.__all__) <= set(names), 'pandas' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+def test_summary_stages_are_numbers_as_the_claims_are(audited_sample: AuditedSample) -> None:
+    summary = audited_sample.report.summary
+    named = [s for r in audited_sample.report.results for s in (r.error_stages or [])]
+    assert summary.error_stages == {stage: named.count(stage) for stage in sorted(set(named))}
+    assert AuditReport.load(audited_sample.folder / "report.json").summary == summary  # and read back as numbers

@@ -40,7 +40,7 @@ def test_the_last_lines_name_report_html_first_then_the_other_files(
 def test_stage_counts_above_the_flagged_claims_say_why(audited_sample: AuditedSample, screen: Console) -> None:
     report = audited_sample.report
     flagged = report.summary.verdicts["Not Fully Supported"]
-    summary = report.summary.model_copy(update={"error_stages": {"4": flagged, "3": 1}})
+    summary = report.summary.model_copy(update={"error_stages": {4: flagged, 3: 1}})
     lines = _printed(audited_sample, screen, report.model_copy(update={"summary": summary}))
     assert f"Error stages: stage 4: {flagged}, stage 3: 1 (a claim can name several stages)." in " ".join(" ".join(lines).split())
 

@@ -91,7 +91,10 @@ class Summary(BaseModel):
         description=f"Inconclusive claims {NOT_TRACED} (counted among the Inconclusive): no source text yielded "
         "evidence; the verifier keeps them Inconclusive where the paper's rule ends them Not Fully Supported",
     )
-    error_stages: dict[str, int] = Field(description="Not Fully Supported claims naming each stage")
+    error_stages: dict[int, int] = Field(
+        description="Not Fully Supported claims naming each stage, by stage (the numbers claims' error_stages hold; "
+        "JSON writes them as strings)"
+    )
     unlocalized: int = Field(description="Not Fully Supported claims for which no stage can be named")
     nodes_in_dag: int
     nodes_read: int = Field(description="distinct nodes read over all claims")
@@ -278,21 +281,21 @@ def summarize(
     """Counts over the results; citation accuracy when the results carry citations; `languages`
     as `report.languages.summarize_languages` counts them (it needs the DAG)."""
     verdicts = Counter(r.verdict.value for r in results)
-    stages: Counter[str] = Counter()
+    stages: Counter[int] = Counter()
     unlocalized = 0
     for result in results:
         if result.verdict is Verdict.NOT_FULLY_SUPPORTED:
             if result.error_stages is None:
                 unlocalized += 1
             else:
-                stages.update(str(s) for s in result.error_stages)
+                stages.update(result.error_stages)
     read = {n for r in results for it in r.iterations for n in it.checked}
     return Summary(
         claims=len(results) + failed,
         failed=failed,
         verdicts={v.value: verdicts.get(v.value, 0) for v in Verdict},
         not_traced=sum(r.not_traced for r in results),
-        error_stages=dict(sorted(stages.items(), key=lambda kv: int(kv[0]))),
+        error_stages=dict(sorted(stages.items())),
         unlocalized=unlocalized,
         nodes_in_dag=nodes_in_dag,
         nodes_read=len(read),
