@@ -86,3 +86,20 @@ def test_a_one_class_slice_is_scored_with_a_warning(tmp_path: Path) -> None:
     assert two.exit_code == 0, two.output
     report = EvalReport.model_validate_json((tmp_path / "planted-test-facts-limit2.json").read_text())
     assert report.warnings == [] and {o.supported for o in report.outcomes} == {True, False}
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "said"),
+    [
+        ("foo", "unknown benchmark 'foo'; choose one of: summedits, fables, planted"),
+        ("planted", "pass --data DIR (a GraphRAG index of A Christmas Carol; in a checkout of this repository: "),
+        ("fables", "pass --data DIR (the folder holding fables/)"),
+    ],
+)
+def test_without_data_the_benchmark_is_checked_first_and_its_data_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, benchmark: str, said: str
+) -> None:
+    (tmp_path / "checkout").mkdir()
+    monkeypatch.chdir(tmp_path / "checkout")  # no ../shared beside it
+    result = runner.invoke(app, ["eval", benchmark, "--out", str(tmp_path)])
+    assert result.exit_code == 2 and said in " ".join(result.output.split())

@@ -55,7 +55,7 @@ def eval_command(
     "always Fully Supported" and token-overlap reference points."""
     spec = flags.verifier_spec(None)
     depth = flags.decomposition_depth
-    data_dir = resolve_data_dir(data)
+    data_dir = resolve_data_dir(data, benchmark)
     with progress(f"{benchmark} {split} items") as shown:
         report = run_eval(
             benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,

@@ -18,9 +18,11 @@ BENCHMARKS: dict[str, Callable[[Path], LoadedBenchmark]] = {
 }
 
 
+def check_benchmark(name: str) -> None:
+    if name not in BENCHMARKS:
+        raise BenchmarkDataError(f"unknown benchmark {name!r}; choose one of: {', '.join(BENCHMARKS)}")
+
+
 def load_benchmark(name: str, data_dir: Path) -> LoadedBenchmark:
-    try:
-        loader = BENCHMARKS[name]
-    except KeyError:
-        raise BenchmarkDataError(f"unknown benchmark {name!r}; choose one of: {', '.join(BENCHMARKS)}") from None
-    return loader(data_dir)
+    check_benchmark(name)
+    return BENCHMARKS[name](data_dir)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from veritrail_graphrag.evaluation.catalog import load_benchmark
+from veritrail_graphrag.evaluation.catalog import check_benchmark, load_benchmark
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.render import render_markdown
 from veritrail_graphrag.evaluation.results import EvalReport
@@ -23,18 +23,28 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 """What a model name may hold that a file name should not ("org/model:tag")."""
 
 
-def resolve_data_dir(data: Path | None) -> Path:
-    """`--data`, else `../shared/benchmarks` when it exists (a checkout beside the shared data)."""
+WANTS = {
+    "summedits": "the folder holding summedits-subset/",
+    "fables": "the folder holding fables/",
+    "planted": "a GraphRAG index of A Christmas Carol; in a checkout of this repository: "
+    "sample_runs/graphrag-christmas-carol",
+}
+"""What `--data` names for each benchmark, as the error for a missing one says."""
+
+
+def resolve_data_dir(data: Path | None, benchmark: str | None = None) -> Path:
+    """`--data`, else `../shared/benchmarks` when it exists (a checkout beside the shared data).
+    The benchmark's name is checked first: its data cannot be found for a name that is not one."""
+    if benchmark is not None:
+        check_benchmark(benchmark)
     if data is not None:
         if not data.is_dir():
             raise BenchmarkDataError(f"--data {data}: not a directory")
         return data
     if DEFAULT_DATA.is_dir():
         return DEFAULT_DATA
-    raise BenchmarkDataError(
-        f"no benchmark data: {DEFAULT_DATA} does not exist here; pass --data DIR (the folder holding "
-        "summedits-subset/ and fables/)"
-    )
+    wanted = WANTS.get(benchmark or "", "the folder holding summedits-subset/ and fables/")
+    raise BenchmarkDataError(f"no benchmark data: {DEFAULT_DATA} does not exist here; pass --data DIR ({wanted})")
 
 
 def report_paths(report: EvalReport, out_dir: Path) -> tuple[Path, Path]:
