@@ -127,6 +127,16 @@ def test_the_sample_report_filters_searches_and_draws_trails(
     stages = card.locator(".node .stage").all_text_contents()
     assert "stage 5" in stages and "stage 4" in stages  # through the map answers to the planted report
     assert card.locator(".node[data-node='report:45']").count() > 0
+    # which of stage 4's nodes says the unsupported words, on the card and on the node
+    said = " ".join(card.locator("> .says").text_content().split())
+    assert said.startswith("Where the unsupported words are said: ") and "in report:45" in said and "'surgeon'" in said
+    assert "'surgeon'" in card.locator(".node[data-node='report:45'] .says").first.text_content()
+    # an iteration with evidence in 46 nodes shows a few, and the rest on demand
+    last, evidence_nodes = card.locator(".step.iter").last, len(result.iterations[-1].nodes_with_evidence)
+    shown = last.locator(".node").count()
+    assert evidence_nodes > 40 and 0 < shown < 10 and card.bounding_box()["height"] < 2500
+    last.locator("button.more", has_text=f"show {evidence_nodes - shown} more node(s)").click()
+    assert last.locator(".node").count() == evidence_nodes
     gaps = card.locator(".claim mark.gap")  # the claim's words its evidence does not support
     assert set(gaps.all_text_contents()) == {g.text for g in result.gaps} and "London" in gaps.all_text_contents()
     assert gaps.first.get_attribute("title")

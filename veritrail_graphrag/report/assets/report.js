@@ -48,6 +48,20 @@
   const indexOf = (sentenceId) => Number(sentenceId.slice(sentenceId.lastIndexOf("#") + 1));
   const stageText = (r) =>
     r.verdict !== NFS ? "" : r.error_stages === null || r.error_stages === undefined ? "unknown" : r.error_stages.join(", ");
+  const NODES_SHOWN = 6; // node boxes per iteration before "show more": 46 of them made a 4,800-pixel card
+
+  // The claim's words without support: its last Not Fully Supported verdict's gaps (the claim's
+  // own are cleared when support found higher up led nowhere), as report.md takes them.
+  function unsupportedGaps(r) {
+    if (r.gaps && r.gaps.length) return r.gaps;
+    const judged = r.iterations.filter((it) => it.verdict === NFS);
+    return judged.length ? judged[judged.length - 1].gaps || [] : [];
+  }
+  const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const holds = (text, words) => new RegExp(`(?<![\\p{L}\\p{N}_])${escaped(words)}(?![\\p{L}\\p{N}_])`, "iu").test(text);
+  // Which of `words` a node's evidence sentences say: where the unsupported words entered.
+  const saidBy = (sentenceIds, words) => words.filter((w) => sentenceIds.some((s) => holds(sentences[s] || "", w)));
+  const quoted = (words) => words.map((w) => `'${w}'`).join(", ");
 
   function nodeLabel(id) {
     const info = nodes[id];
@@ -162,7 +176,7 @@
     return box;
   }
 
-  function nodeBox(id, evidenceIds, contextIds, summary, carried) {
+  function nodeBox(id, evidenceIds, contextIds, summary, carried, says) {
     const info = nodes[id] || {};
     const evidence = new Set(evidenceIds);
     const ids = [...new Set([...evidenceIds, ...contextIds])].sort((a, b) => indexOf(a) - indexOf(b));
@@ -170,7 +184,8 @@
       el("span", { text: info.kind || "node" }), el("code", { text: id }),
       idsText(info) ? el("span", { text: idsText(info) }) : null,
       info.ids && info.ids.title ? el("span", { text: info.ids.title }) : null,
-      carried ? el("span", { text: "(root carried from an earlier iteration)" }) : null);
+      carried ? el("span", { text: "(root carried from an earlier iteration)" }) : null,
+      says.length ? el("span", { class: "says t-nfs", text: `says ${quoted(says)}` }) : null);
     const box = el("div", { class: "node", "data-node": id }, head, sentenceLine(ids, evidence));
     if (summary) box.append(el("div", { class: "muted", text: "Evidence Selection summary: " + summary }));
     if (info.text) {
@@ -187,6 +202,7 @@
   }
 
   function trail(r) {
+    const words = unsupportedGaps(r).map((g) => g.text);
     const path = el("div", { class: "path" });
     const top = nodes[r.terminal] || {};
     path.append(el("div", { class: "step" }, el("div", { class: "iter-head", text: `Output: ${nodeLabel(r.terminal)}` }),
@@ -206,13 +222,27 @@
         for (const n of excerpt.covers && excerpt.covers.length ? excerpt.covers : [excerpt.node_id]) summaries[nid(n)] = r.texts[excerpt.text];
       }
       const carried = new Set((it.carried_roots || []).map(nid));
-      const withEvidence = (it.nodes_with_evidence || []).map(nid)
-        .sort((a, b) => ((nodes[b] || {}).stage ?? 0) - ((nodes[a] || {}).stage ?? 0));
+      const says = {};
+      for (const id of (it.nodes_with_evidence || []).map(nid)) says[id] = saidBy(evidence[id] || [], words);
+      // By stage, those saying an unsupported word first: they are always shown, the others fill up to NODES_SHOWN.
+      const withEvidence = Object.keys(says)
+        .sort((a, b) => ((nodes[b] || {}).stage ?? 0) - ((nodes[a] || {}).stage ?? 0) || (says[b].length > 0) - (says[a].length > 0));
       const step = el("div", { class: "step iter" },
         el("div", { class: "iter-head" }, `Iteration ${it.index}: `, badge(it.verdict),
           el("span", { class: "muted", text: ` read ${it.checked.length} node(s), evidence in ${withEvidence.length}` })));
       if (it.reasoning) step.append(el("div", { class: "reasoning", text: it.reasoning }));
-      for (const id of withEvidence) step.append(nodeBox(id, evidence[id] || [], context[id] || [], summaries[id], carried.has(id)));
+      const box = (id) => nodeBox(id, evidence[id] || [], context[id] || [], summaries[id], carried.has(id), says[id]);
+      const saying = withEvidence.filter((id) => says[id].length);
+      const room = Math.max(NODES_SHOWN - saying.length, 0);
+      const first = new Set([...saying, ...withEvidence.filter((id) => !says[id].length).slice(0, room)]);
+      for (const id of withEvidence) if (first.has(id)) step.append(box(id));
+      const rest = withEvidence.filter((id) => !first.has(id));
+      if (rest.length) {
+        const more = el("button", { class: "more", type: "button", onclick: () => {
+          more.replaceWith(...rest.map(box));
+        } }, `show ${rest.length} more node(s) with evidence`);
+        step.append(more);
+      }
       if (!withEvidence.length) step.append(el("div", { class: "muted", text: "No evidence found." }));
       path.append(step);
     }
@@ -233,8 +263,7 @@
 
   function claimText(r) {
     // The claim, with the words its evidence does not support marked (hover for why).
-    const last = r.iterations.length ? r.iterations[r.iterations.length - 1] : null;
-    const gaps = [...(r.gaps ?? (last && last.gaps) ?? [])].sort((a, b) => a.start - b.start);
+    const gaps = [...unsupportedGaps(r)].sort((a, b) => a.start - b.start);
     const node = el("div", { class: "claim" });
     let at = 0;
     for (const gap of gaps) {
@@ -245,6 +274,24 @@
     }
     node.append(r.claim.text.slice(at));
     return node;
+  }
+
+  function whereSaid(r) {
+    // At the error stage(s), the nodes whose evidence says the claim's unsupported words: which of
+    // a stage's several nodes to fix.
+    if (r.verdict !== NFS || !r.error_stages || !r.error_stages.length) return null;
+    const words = unsupportedGaps(r).map((g) => g.text);
+    const found = new Map();
+    for (const it of r.iterations) {
+      for (const id of (it.nodes_with_evidence || []).map(nid)) {
+        if (!r.error_stages.includes((nodes[id] || {}).stage) || found.has(id)) continue;
+        const said = saidBy((it.evidence || []).filter((s) => nodeOf(s) === id), words);
+        if (said.length) found.set(id, said);
+      }
+    }
+    if (!found.size) return null;
+    const parts = [...found].map(([id, said]) => `${quoted(said)} in ${nodeLabel(id)}`);
+    return el("div", { class: "says t-nfs", text: "Where the unsupported words are said: " + parts.join("; ") });
   }
 
   function card(r) {
@@ -259,6 +306,7 @@
         el("a", { class: "anchor", href: "#claim-" + encodeURIComponent(r.claim.id), text: "#" + r.claim.id })),
       claimText(r),
       r.error_note ? el("div", { class: "muted", text: r.error_note }) : null,
+      whereSaid(r),
       el("div", { class: "reasoning", text: r.reasoning }),
       el("div", { class: "muted", text: "Interim verdicts: " + r.iterations.map((it) => it.verdict).join(" → ") }),
       citationLine(r.citations),
