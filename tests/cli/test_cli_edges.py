@@ -185,10 +185,11 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_code_130() -> None:
     assert done.stderr == "interrupted while starting: nothing was done\n" and not done.stdout
 
 
-def veritrail(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "veritrail_graphrag", *args], capture_output=True, text=True, timeout=300, check=False
-    )
+def veritrail(*args: str, columns: int | None = None) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, its output not a terminal (`columns` wide, when given)."""
+    env = {**os.environ, "COLUMNS": str(columns)} if columns is not None else None
+    command = [sys.executable, "-m", "veritrail_graphrag", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, check=False, env=env)
 
 
 def test_write_targets_are_tried_before_the_audit(tmp_path: Path) -> None:
@@ -211,10 +212,7 @@ def test_write_targets_are_tried_before_the_audit(tmp_path: Path) -> None:
 
 
 def test_help_fits_80_columns_with_every_command_line_whole() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "veritrail_graphrag", "--help"],
-        capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "COLUMNS": "80"},
-    )  # fmt: skip
+    done = veritrail("--help", columns=80)
     assert done.returncode == 0, done.stderr
     commands = done.stdout.split("Commands:\n")[1].splitlines()
     assert len(commands) == len(cli.app.registered_commands)
@@ -240,3 +238,18 @@ def test_graphrag_without_the_extra_names_the_commands_that_need_it() -> None:
     )
     assert done.returncode == 2
     assert "running GraphRAG (veritrail query, veritrail graphrag) needs the graphrag extra" in done.stderr
+
+
+def test_an_audit_at_80_columns_wraps_between_words_and_keeps_its_paths_whole(tmp_path: Path) -> None:
+    """The sample's audit as a terminal 80 columns wide prints it: the caption named the report by
+    its path, cut mid-word, and the verifier's note was one 190-character line."""
+    carol = copy_sample("graphrag-christmas-carol", tmp_path / "carol")
+    done = veritrail("audit", str(carol), columns=80)
+    assert done.returncode == 0, done.stderr
+    *lines, opened, written = done.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    assert not any(str(tmp_path) in line for line in lines)
+    folder = carol / "output" / "veritrail" / "queries" / "handwritten-1"
+    assert opened.startswith(f"Open {folder / 'report.html'} ") and written.endswith(f" in {folder}")
+    said = " ".join(" ".join(lines).split())
+    assert "3 sentence(s) are not claims (3 heading(s)), so claim ids skip their numbers." in said
