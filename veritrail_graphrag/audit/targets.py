@@ -158,9 +158,7 @@ def graphrag_query_target(path: Path, source: SourceOptions | None = None) -> Au
         notes = [*tolerated_notes(index.metadata), *dag.metadata.get("notes", [])]
         citations = sentence_citations(dag, ["final_answer"])
         pasted = map_answers is None
-        return AuditTarget(
-            dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations, pasted=pasted
-        )
+        return AuditTarget(dag, ["final_answer"], out_dir, str(answer), question, notes, root, citations, pasted=pasted)
 
     warnings: list[str] = []
     if query_run is not None:
