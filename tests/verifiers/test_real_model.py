@@ -186,8 +186,8 @@ def test_samples_with_agreement_give_scores(clean_env: Path, smollm2: LocalServe
     claim = "The old stone bridge collapsed in 1911."
     _, report = _verify(
         clean_env / "report.json", "--base-url", smollm2.base_url, "--model", smollm2.alias,
-        "--samples", "3", "--min-agreement", "2", "--claim", claim,
-    )  # fmt: skip
+        "--samples", "3", "--min-agreement", "2", "--claim", claim, "--prompts", "compact",
+    )  # fmt: skip  (the paper's prompts decompose up to 20 rounds: 70 s of a 135M model here, for no more check)
     _every_claim_has_a_verdict_or_an_error(report, [claim])
     for result in report["results"]:
         assert result["score"] is not None and 0 <= result["score"] <= 1
