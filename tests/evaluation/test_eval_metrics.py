@@ -16,6 +16,7 @@ from veritrail_graphrag.evaluation.metrics import (
     localization,
     macro_f1,
 )
+from veritrail_graphrag.evaluation.triage import triage, wilson
 
 # gold: 3 not supported, 2 supported; predicted: flags 0, 2, 3.
 GOLD = [True, True, True, False, False]
@@ -116,3 +117,25 @@ def test_localization_counts_and_rates_by_hand() -> None:
     assert result.model_dump()["contains_rate"] == pytest.approx(0.5)
     empty = localization([], [], [])
     assert empty.contains_rate == 0.0 and empty.exact_rate_flagged == 0.0
+
+
+def test_wilson_intervals_match_the_textbook_values() -> None:
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_triage_counts_flags_apart_from_inconclusive_and_uncheckable() -> None:
+    labels = ["supported", "unsupported", "unsupported", "uncheckable", "supported"]
+    flagged = [True, True, False, True, False]
+    inconclusive = [False, False, True, False, False]
+    m = triage(labels, flagged, inconclusive)
+    assert (m.precision.count, m.precision.total, m.precision.rate) == (1, 2, 0.5)
+    assert (m.recall.count, m.recall.total) == (1, 2)
+    assert (m.false_alarms.count, m.false_alarms.total) == (1, 2)
+    assert (m.inconclusive.count, m.inconclusive.total) == (1, 5)
+    assert (m.uncheckable_flagged.count, m.uncheckable_flagged.total) == (1, 1)
+    assert triage(["supported"], [False], [False]).precision.rate is None
+    with pytest.raises(ValueError, match="unknown labels: maybe"):
+        triage(["maybe"], [False], [False])

@@ -207,3 +207,37 @@ def test_exclude_no_agreement_leaves_those_units_out_of_auroc_only() -> None:
         assert before.overall.macro_f1 == after.overall.macro_f1  # the hard metrics keep the unit
     verifier_before, verifier_after = kept.systems[0].overall.auroc, left.systems[0].overall.auroc
     assert verifier_before is not None and verifier_after is not None and verifier_after > verifier_before
+
+
+def test_three_labels_give_a_reviewers_figures_and_uncheckable_claims_stay_out_of_two_class_ones() -> None:
+    """A flag is Not Fully Supported only; Inconclusive is its own share, and a flag on an
+    uncheckable claim is counted apart, in neither precision nor recall."""
+    items = []
+    for d in range(4):
+        doc = f"doc{d}"
+        claims = [
+            LabeledClaim(claim=Claim(id="c0", text="The mill opened in 1850."), supported=True),
+            LabeledClaim(claim=Claim(id="c1", text="The fake mill opened."), supported=False),
+            LabeledClaim(claim=Claim(id="c2", text="The unsure mill opened."), supported=False),
+            LabeledClaim(claim=Claim(id="c3", text="The fake river."), supported=True),
+            LabeledClaim(claim=Claim(id="c4", text="A fake remark."), uncheckable=True),
+            LabeledClaim(claim=Claim(id="c5", text="An unsure remark."), uncheckable=True),
+        ]
+        item = _item(doc, doc, [("x", True)]).model_copy(update={"claims": claims})
+        items.append(item)
+    benchmark = LoadedBenchmark(name="toy", items=items, triage=True, warnings=["2 label(s) not scored"])
+    report = evaluate(benchmark, "keyword", KeywordVerifier(), Split.TEST)
+    documents = len(select(items, Split.TEST))
+    verifier = report.systems[0]
+    assert verifier.overall.units == 4 * documents
+    figures = verifier.triage
+    assert figures is not None and figures.claims == 6 * documents
+    assert (figures.precision.count, figures.precision.total) == (documents, 2 * documents)
+    assert (figures.recall.count, figures.recall.total) == (documents, 2 * documents)
+    assert (figures.false_alarms.count, figures.inconclusive.count) == (documents, 2 * documents)
+    assert (figures.uncheckable_flagged.count, figures.uncheckable_flagged.total) == (documents, 2 * documents)
+    assert set(verifier.triage_by_subset) == {i.subset for i in select(items, Split.TEST)}
+    assert report.triage and report.warnings[0] == "2 label(s) not scored"
+    markdown = render_markdown(report)
+    assert "## A reviewer's figures" in markdown and "| keyword | all |" in markdown
+    assert tables(report)[0].title.endswith("a reviewer's figures")

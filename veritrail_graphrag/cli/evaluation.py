@@ -29,14 +29,18 @@ stderr = Console(stderr=True)
 @with_options(EvalFlags)
 def eval_command(
     benchmark: Annotated[str, typer.Argument(help=f"One of: {', '.join(BENCHMARKS)}.")],
-    split: Annotated[str, typer.Option(help="dev (tune here) or test (report this).")] = "test",
+    split: Annotated[
+        str | None,
+        typer.Option(help="dev (tune here) or test (report this; the default, but dev for wild without --labels)."),
+    ] = None,
     limit: Annotated[
         int | None, typer.Option(min=1, help="A balanced slice of N items (supported and unsupported alike).")
     ] = None,
     data: Annotated[
         Path | None,
         typer.Option(
-            help="Folder of the benchmark data (default: ../shared/benchmarks if present); planted: or the index."
+            help="Folder of the benchmark data (default: ../shared/benchmarks if present); planted: or the index; "
+            "wild: or the folder of the indexes."
         ),
     ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the JSON and Markdown reports.")] = DEFAULT_OUT,
@@ -48,6 +52,10 @@ def eval_command(
             "(its appendix E.3 gave them no verdict); the hard metrics keep them.",
         ),
     ] = False,
+    labels: Annotated[
+        Path | None,
+        typer.Option(help="wild: a labels file in the shipped dev labels' format, scored as the test split."),
+    ] = None,
     *,
     flags: EvalFlags,
 ) -> None:
@@ -56,11 +64,11 @@ def eval_command(
     spec = flags.verifier_spec(None)
     depth = flags.decomposition_depth
     data_dir = resolve_data_dir(data, benchmark)
-    with progress(f"{benchmark} {split} items") as shown:
+    with progress(" ".join(filter(None, (benchmark, split, "items")))) as shown:
         report = run_eval(
             benchmark, flags.verifier, split, limit, data_dir, out, spec=spec,
             config=None if depth is None else TrailConfig(decomposition_depth=depth), progress=shown.update,
-            exclude_no_agreement=exclude_no_agreement,
+            exclude_no_agreement=exclude_no_agreement, labels=labels,
         )  # fmt: skip
     for table in tables(report):
         stdout.print(table)

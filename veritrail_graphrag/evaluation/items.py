@@ -8,6 +8,7 @@ predicts one verdict per unit and the metrics compare units.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
@@ -16,11 +17,23 @@ from veritrail_graphrag.dag import DAG, DagFile
 from veritrail_graphrag.models import Claim
 
 
+class Split(StrEnum):
+    """Tune on dev, report test (`splits.py` says how items are assigned)."""
+
+    DEV = "dev"
+    TEST = "test"
+
+
 class LabeledClaim(BaseModel):
-    """A claim with its gold label when the label is per claim (`None` when only the item has one)."""
+    """A claim with its gold label when the label is per claim (`None` when only the item has one).
+
+    `uncheckable`: a label of the wild set, a sentence with nothing factual to check (appraisal,
+    remarks about the graph). Such a claim is neither supported nor unsupported: it is left out of
+    the two-class metrics, and what a verifier says of it is counted on its own."""
 
     claim: Claim
     supported: bool | None = None
+    uncheckable: bool = False
     planted_stage: int | None = Field(default=None, description="where a planted error starts (planted benchmark)")
     edit_kind: str | None = Field(default=None, description="name, number, negation, relation or attribute")
 
@@ -32,6 +45,7 @@ class Unit(BaseModel):
     item_id: str
     claim_ids: list[str]
     supported: bool
+    uncheckable: bool = False
     planted_stage: int | None = None
     edit_kind: str | None = None
 
@@ -48,10 +62,13 @@ class BenchmarkItem(BaseModel):
     claims: list[LabeledClaim] = Field(min_length=1)
     supported: bool | None = Field(default=None, description="the item-level label, when there is one")
     metadata: dict[str, str | int | float | bool | list[str] | None] = Field(default_factory=dict)
+    split: Split | None = Field(
+        default=None, description="fixed by the data (a labels file is one split); None: by document, seeded"
+    )
 
     @model_validator(mode="after")
     def _one_label_level(self) -> Self:
-        per_claim = [c.supported is not None for c in self.claims]
+        per_claim = [c.supported is not None or c.uncheckable for c in self.claims]
         if self.supported is not None and any(per_claim):
             raise ValueError(f"item {self.id!r}: label the item or its claims, not both")
         if self.supported is None and not all(per_claim):
@@ -72,7 +89,8 @@ class BenchmarkItem(BaseModel):
                 id=f"{self.id}/{c.claim.id}",
                 item_id=self.id,
                 claim_ids=[c.claim.id],
-                supported=bool(c.supported),
+                supported=bool(c.supported) or c.uncheckable,
+                uncheckable=c.uncheckable,
                 planted_stage=c.planted_stage,
                 edit_kind=c.edit_kind,
             )
@@ -87,3 +105,12 @@ class LoadedBenchmark(BaseModel):
     items: list[BenchmarkItem]
     skipped: dict[str, int] = Field(default_factory=dict, description="reason -> records left out")
     notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="labels that could not be scored, and why: shown on the terminal and in the report",
+    )
+    triage: bool = Field(
+        default=False,
+        description="whether its headline figures are a reviewer's (flag precision, false alarms, Inconclusive share): "
+        "claims labelled supported, unsupported or uncheckable",
+    )

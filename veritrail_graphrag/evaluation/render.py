@@ -6,6 +6,7 @@ from rich.table import Table
 
 from veritrail_graphrag.evaluation.metrics import DetectionMetrics
 from veritrail_graphrag.evaluation.results import EvalReport, SystemResult
+from veritrail_graphrag.evaluation.triage import Rate, TriageMetrics
 
 _HEADERS = ["system", "macro F1", "BAcc", "P NFS", "R NFS", "P FS", "R FS", "AUROC", "Inconcl."]
 
@@ -123,8 +124,53 @@ def localization_table(report: EvalReport) -> Table | None:
     return table
 
 
+_TRIAGE = ["system", "slice", "claims", "P NFS", "R unsupported", "false alarms", "Inconclusive", "flags uncheckable"]
+
+
+def _rate(value: Rate, counts: bool) -> str:
+    """ "31.0 (9/29) [17-49]": the share, its counts (in Markdown) and its 95% interval, in %."""
+    shown = "-" if value.rate is None else f"{100 * value.rate:.1f}"
+    counted = f" ({value.count}/{value.total})" if counts else ""
+    return f"{shown}{counted} [{100 * value.low:.0f}-{100 * value.high:.0f}]"
+
+
+def _triage_cells(name: str, slice_name: str, m: TriageMetrics, counts: bool) -> list[str]:
+    claims = f"{m.claims} ({m.supported}/{m.unsupported}/{m.uncheckable})" if counts else str(m.claims)
+    rates = (m.precision, m.recall, m.false_alarms, m.inconclusive, m.uncheckable_flagged)
+    return [name, slice_name, claims, *(_rate(r, counts) for r in rates)]
+
+
+def _triage_rows(report: EvalReport, counts: bool = True) -> list[list[str]]:
+    """Every system overall, then the verifier per slice (an index of the wild set)."""
+    rows = [_triage_cells(s.name, "all", s.triage, counts) for s in report.systems if s.triage is not None]
+    verifier = report.systems[0]
+    rows += [_triage_cells(verifier.name, key, m, counts) for key, m in verifier.triage_by_subset.items()]
+    return rows
+
+
+TRIAGE_CAPTION = (
+    "A flag is a Not Fully Supported verdict. P NFS: flags on unsupported claims, of flags on claims labelled "
+    "supported or unsupported; false alarms: supported claims flagged; Inconclusive: of all claims; flags on "
+    "uncheckable claims apart. Figures in %, [Wilson 95% interval]"
+)
+
+
+def triage_table(report: EvalReport) -> Table | None:
+    rows = _triage_rows(report, counts=False) if report.triage else []
+    if not rows:
+        return None
+    caption = f"{TRIAGE_CAPTION}; the Markdown report has the counts."
+    table = Table(title=f"{report.benchmark} / {report.split}: a reviewer's figures", caption=caption)
+    for header in _TRIAGE:
+        table.add_column(header, justify="left" if header in ("system", "slice") else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def tables(report: EvalReport) -> list[Table]:
     found = [
+        triage_table(report),
         summary_table(report),
         breakdown_table(
             report, "by_planted_stage", "Detection per planted stage (that stage's cases + all unchanged claims)"
@@ -144,6 +190,13 @@ def _markdown_table(headers: list[str], rows: list[list[str]]) -> list[str]:
     ]
 
 
+def _triage_markdown(report: EvalReport) -> list[str]:
+    if not report.triage:
+        return []
+    caption = f"{TRIAGE_CAPTION}, (count/total); claims: all (supported/unsupported/uncheckable)."
+    return ["## A reviewer's figures", "", caption, "", *_markdown_table(_TRIAGE, _triage_rows(report))]
+
+
 def render_markdown(report: EvalReport) -> str:
     lines = [
         f"# `veritrail eval {report.benchmark}`: {report.split} split",
@@ -153,6 +206,7 @@ def render_markdown(report: EvalReport) -> str:
         f"Command: `{report.command}`" if report.command else "",
         "",
         *(f"> Warning: {warning}\n" for warning in report.warnings),
+        *_triage_markdown(report),
         *_markdown_table(_HEADERS, [_system_cells(s) for s in report.systems]),
         *(f"- {s.name}: {s.description}" for s in report.systems),
         "",

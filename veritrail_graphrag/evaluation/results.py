@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from veritrail_graphrag.evaluation.metrics import DetectionMetrics, StageLocalization
+from veritrail_graphrag.evaluation.triage import TriageMetrics
 from veritrail_graphrag.models import Verdict
 
 REPORT_FORMAT = "veritrail-eval"
@@ -26,6 +27,7 @@ CONVENTIONS = [
     "AUROC ranks units by 1 - support score (ties count half); it is omitted when a system gives no score.",
     "Every system is scored on the same units; units whose verification raised an error are left out of "
     "all systems' figures and counted.",
+    "Units labelled uncheckable (nothing factual to check) are left out of the two-class metrics.",
 ]
 
 
@@ -36,6 +38,7 @@ class UnitOutcome(BaseModel):
     item_id: str
     subset: str
     supported: bool = Field(description="gold label")
+    uncheckable: bool = Field(default=False, description="gold label: nothing factual to check")
     verdict: Verdict | None = Field(description="None when verification failed")
     score: float | None = Field(default=None, description="support score, 1 = surely supported")
     error_stages: list[int] | None = Field(default_factory=list)
@@ -47,6 +50,7 @@ class UnitOutcome(BaseModel):
     no_agreement: bool = Field(
         default=False, description="confidence mode: a claim of the unit ended with samples that agreed on no evidence"
     )
+    reasoning: str = Field(default="", description="the verifier's reasoning, for a one-claim unit")
 
 
 class SystemResult(BaseModel):
@@ -64,6 +68,10 @@ class SystemResult(BaseModel):
     localization: dict[str, StageLocalization] = Field(
         default_factory=dict, description="'all' and per planted stage; verifier only"
     )
+    triage: TriageMetrics | None = Field(
+        default=None, description="a reviewer's figures (flag precision, false alarms, ...), on three-label data"
+    )
+    triage_by_subset: dict[str, TriageMetrics] = Field(default_factory=dict)
 
 
 class Cost(BaseModel):
@@ -100,6 +108,7 @@ class EvalReport(BaseModel):
     split_seed: str
     dev_fraction: float
     limit: int | None
+    triage: bool = Field(default=False, description="whether the data has three labels and a reviewer's figures")
     conventions: list[str] = Field(default_factory=lambda: list(CONVENTIONS))
     notes: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(

@@ -62,12 +62,14 @@ def _outcome(
     nodes_read: int = 0,
     error: str | None = None,
     no_agreement: bool = False,
+    reasoning: str = "",
 ) -> UnitOutcome:
     return UnitOutcome(
         unit_id=unit.id,
         item_id=item.id,
         subset=item.subset,
         supported=unit.supported,
+        uncheckable=unit.uncheckable,
         verdict=verdict,
         score=score,
         error_stages=None if error_stages is None else list(error_stages),
@@ -77,6 +79,7 @@ def _outcome(
         nodes_read=nodes_read,
         error=error,
         no_agreement=no_agreement,
+        reasoning=reasoning,
     )
 
 
@@ -98,11 +101,19 @@ async def _verify_item(engine: VeriTrail, item: BenchmarkItem) -> list[UnitOutco
     for unit in item.units():
         chosen = [by_id[c] for c in unit.claim_ids]
         verdict, score, stages = _aggregate(chosen)
+        reasoning = chosen[0].reasoning if len(chosen) == 1 else ""
+        nodes_read = sum(r.nodes_read for r in chosen)
         outcomes.append(
             _outcome(
-                item, unit, verdict, score, error_stages=stages, nodes_read=sum(r.nodes_read for r in chosen),
+                item,
+                unit,
+                verdict,
+                score,
+                error_stages=stages,
+                nodes_read=nodes_read,
                 no_agreement=any(r.no_agreement for r in chosen),
-            )  # fmt: skip
+                reasoning=reasoning,
+            )
         )
     return outcomes
 
@@ -143,8 +154,8 @@ def overlap_outcomes(items: Sequence[BenchmarkItem], threshold: float) -> list[U
 
 
 def tune_overlap(dev_items: Sequence[BenchmarkItem]) -> float:
-    """The overlap threshold with the best dev macro F1."""
-    outcomes = overlap_outcomes(dev_items, threshold=0.0)
+    """The overlap threshold with the best dev macro F1 (over the units with a two-class label)."""
+    outcomes = [o for o in overlap_outcomes(dev_items, threshold=0.0) if not o.uncheckable]
     return best_threshold([not o.supported for o in outcomes], [o.score or 0.0 for o in outcomes])
 
 
@@ -192,17 +203,18 @@ def evaluate(
         raise VeriTrailError(f"{benchmark.name}: every item failed; first error: {verified[0].error}")
     kept_items = [i for i in items if i.id not in failed_items]
     claims = sum(len(i.claims) for i in items)
-    dev_units = sum(len(i.units()) for i in dev_items)
+    dev_units = sum(not u.uncheckable for i in dev_items for u in i.units())
     left_out = frozenset((o.item_id, o.unit_id) for o in kept if o.no_agreement and exclude_no_agreement)
 
+    reviewed = benchmark.triage
     systems = [
         score_system(
             verifier_name, f"the {verifier_name} verifier through the VeriTrail engine", kept, localizes=True,
-            auroc_left_out=left_out,
+            auroc_left_out=left_out, reviewed=reviewed,
         ),
         score_system(
             "always Fully Supported", "flags nothing (reference point)", always_supported_outcomes(kept_items),
-            auroc_left_out=left_out,
+            auroc_left_out=left_out, reviewed=reviewed,
         ),
         score_system(
             "token overlap",
@@ -211,6 +223,7 @@ def evaluate(
             overlap_outcomes(kept_items, threshold),
             threshold=threshold,
             auroc_left_out=left_out,
+            reviewed=reviewed,
         ),
     ]  # fmt: skip
     tokens = None if tokens_before is None or tokens_after is None else tokens_after - tokens_before
@@ -228,7 +241,7 @@ def evaluate(
         nodes_read_per_claim=sum(o.nodes_read for o in verified) / claims,
     )
     notes = list(benchmark.notes)
-    warnings = []
+    warnings = list(benchmark.warnings)
     if items and len({has_unsupported(item) for item in items}) == 1:
         only = "unsupported" if has_unsupported(items[0]) else "supported"
         warnings.append(
@@ -260,6 +273,7 @@ def evaluate(
         split_seed=SPLIT_SEED,
         dev_fraction=DEV_FRACTION,
         limit=limit,
+        triage=reviewed,
         notes=notes,
         warnings=warnings,
         items=len(items),

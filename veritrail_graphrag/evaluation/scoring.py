@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence, Set
 
 from veritrail_graphrag.evaluation.metrics import DetectionMetrics, auroc, detection, localization
 from veritrail_graphrag.evaluation.results import SystemResult, UnitOutcome
+from veritrail_graphrag.evaluation.triage import TriageMetrics, triage
 from veritrail_graphrag.models import Verdict
 
 
@@ -29,6 +30,14 @@ def _detection(outcomes: Sequence[UnitOutcome], auroc_left_out: Set[tuple[str, s
     return metrics.model_copy(update={"auroc": ranked_auroc})
 
 
+def _triage(outcomes: Sequence[UnitOutcome]) -> TriageMetrics:
+    return triage(
+        ["uncheckable" if o.uncheckable else "supported" if o.supported else "unsupported" for o in outcomes],
+        [o.verdict is Verdict.NOT_FULLY_SUPPORTED for o in outcomes],
+        [o.verdict is Verdict.INCONCLUSIVE for o in outcomes],
+    )
+
+
 def _grouped(outcomes: Sequence[UnitOutcome], key: Callable[[UnitOutcome], str]) -> dict[str, list[UnitOutcome]]:
     groups: dict[str, list[UnitOutcome]] = {}
     for outcome in outcomes:
@@ -44,13 +53,19 @@ def score_system(
     threshold: float | None = None,
     localizes: bool = False,
     auroc_left_out: Set[tuple[str, str]] = frozenset(),
+    reviewed: bool = False,
 ) -> SystemResult:
     """Overall and per-subset detection; for planted units also per planted stage (each stage's
-    cases against every supported unit) and, when the system names error stages, localization.
-    `auroc_left_out`: (item, unit) keys left out of AUROC (not of the hard metrics)."""
+    cases against every supported unit) and, when the system names error stages, localization;
+    with `reviewed` (three-label data), a reviewer's figures overall and per subset. Units
+    labelled uncheckable enter only those. `auroc_left_out`: (item, unit) keys left out of AUROC
+    (not of the hard metrics)."""
     if not outcomes:
         raise ValueError(f"{name}: no outcomes to score")
-    supported = [o for o in outcomes if o.supported]
+    checkable = [o for o in outcomes if not o.uncheckable]
+    if not checkable:
+        raise ValueError(f"{name}: every unit is labelled uncheckable")
+    supported = [o for o in checkable if o.supported]
     planted = [o for o in outcomes if o.planted_stage is not None]
     by_stage = _grouped(planted, lambda o: str(o.planted_stage))
     located: dict[str, list[UnitOutcome]] = {"all": planted, **by_stage} if localizes and planted else {}
@@ -58,9 +73,9 @@ def score_system(
         name=name,
         description=description,
         threshold=threshold,
-        overall=_detection(outcomes, auroc_left_out),
+        overall=_detection(checkable, auroc_left_out),
         inconclusive_rate=sum(o.verdict is Verdict.INCONCLUSIVE for o in outcomes) / len(outcomes),
-        by_subset={k: _detection(v, auroc_left_out) for k, v in _grouped(outcomes, lambda o: o.subset).items()},
+        by_subset={k: _detection(v, auroc_left_out) for k, v in _grouped(checkable, lambda o: o.subset).items()},
         by_planted_stage={k: _detection([*v, *supported], auroc_left_out) for k, v in by_stage.items()},
         localization={
             k: localization(
@@ -70,4 +85,6 @@ def score_system(
             )
             for k, v in located.items()
         },
+        triage=_triage(outcomes) if reviewed else None,
+        triage_by_subset={k: _triage(v) for k, v in _grouped(outcomes, lambda o: o.subset).items()} if reviewed else {},
     )

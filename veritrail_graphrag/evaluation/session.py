@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from veritrail_graphrag.evaluation.catalog import check_benchmark, load_benchmark
+from veritrail_graphrag.evaluation.catalog import LABELLED, check_benchmark, load_benchmark
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.render import render_markdown
 from veritrail_graphrag.evaluation.results import EvalReport
@@ -58,6 +58,22 @@ def report_paths(report: EvalReport, out_dir: Path) -> tuple[Path, Path]:
     return out_dir / f"{stem}.json", out_dir / f"{stem}.md"
 
 
+def chosen_split(benchmark: str, split: str | None, labels: Path | None) -> Split:
+    """`--split`, by default test; for the wild benchmark, whose shipped labels are its dev split,
+    dev unless `--labels` names the test labels."""
+    if split is None:
+        return Split.DEV if benchmark == LABELLED and labels is None else Split.TEST
+    try:
+        chosen = Split(split)
+    except ValueError:
+        raise BenchmarkDataError(f"--split {split!r}: choose dev or test") from None
+    if benchmark == LABELLED and chosen is Split.TEST and labels is None:
+        raise BenchmarkDataError(
+            f"{LABELLED}: only the dev labels are shipped; its test split is a labels file you pass with --labels FILE"
+        )
+    return chosen
+
+
 def _command(
     benchmark: str,
     spec: VerifierSpec,
@@ -67,6 +83,7 @@ def _command(
     out_dir: Path,
     config: TrailConfig,
     default_depth: int | None,
+    labels: Path | None = None,
 ) -> str:
     """The command that repeats the run: the verifier's options given are part of it, and the
     decomposition depth when it is not the one the verifier's prompts call for."""
@@ -81,6 +98,8 @@ def _command(
         parts.append(f"--limit {limit}")
     if config.decomposition_depth != default_depth:
         parts.append(f"--decomposition-depth {config.decomposition_depth or config.max_decompositions}")
+    if labels is not None:
+        parts.append(f"--labels {labels}")
     parts += [f"--data {data_dir}", f"--out {out_dir}"]
     return " ".join(parts)
 
@@ -88,7 +107,7 @@ def _command(
 def run_eval(
     benchmark: str,
     verifier: str,
-    split: str,
+    split: str | None,
     limit: int | None,
     data_dir: Path,
     out_dir: Path,
@@ -97,18 +116,17 @@ def run_eval(
     config: TrailConfig | None = None,
     progress: Callable[[int, int], None] | None = None,
     exclude_no_agreement: bool = False,
+    labels: Path | None = None,
 ) -> EvalReport:
     """Load, verify, score, write `<out>/<benchmark>-<split>-<verifier>[-<model>].{json,md}`; return
     the report.
 
-    `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for `llm`);
-    `config` the traversal (default: the decomposition depth the verifier's prompts call for);
-    `exclude_no_agreement` leaves units whose samples agreed on no evidence out of AUROC."""
-    try:
-        chosen = Split(split)
-    except ValueError:
-        raise BenchmarkDataError(f"--split {split!r}: choose dev or test") from None
-    loaded = load_benchmark(benchmark, data_dir)
+    `split` None is the benchmark's default (`chosen_split`); `labels` the wild benchmark's test
+    labels. `spec` configures the verifier as `veritrail verify` does (model, base URL, ... for
+    `llm`); `config` the traversal (default: the decomposition depth the verifier's prompts call
+    for); `exclude_no_agreement` leaves units whose samples agreed on no evidence out of AUROC."""
+    chosen = chosen_split(benchmark, split, labels)
+    loaded = load_benchmark(benchmark, data_dir, labels)
     spec = (spec or VerifierSpec()).model_copy(update={"name": verifier})
     prepared = prepare_verifier(spec)
     config = config or TrailConfig(decomposition_depth=prepared.decomposition_depth)
@@ -120,7 +138,9 @@ def run_eval(
         limit=limit,
         config=config,
         data_dir=data_dir,
-        command=_command(benchmark, spec, split, limit, data_dir, out_dir, config, prepared.decomposition_depth)
+        command=_command(
+            benchmark, spec, chosen.value, limit, data_dir, out_dir, config, prepared.decomposition_depth, labels
+        )
         + (" --exclude-no-agreement" if exclude_no_agreement else ""),
         progress=progress,
         exclude_no_agreement=exclude_no_agreement,

@@ -12,18 +12,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from enum import StrEnum
 from itertools import chain, zip_longest
 
-from veritrail_graphrag.evaluation.items import BenchmarkItem
+from veritrail_graphrag.evaluation.items import BenchmarkItem, Split
 
 SPLIT_SEED = "veritrail-eval-v1"
 DEV_FRACTION = 0.3
-
-
-class Split(StrEnum):
-    DEV = "dev"
-    TEST = "test"
 
 
 def _key(seed: str, text: str) -> str:
@@ -41,10 +35,11 @@ def assign_splits(
 
 def select(items: Iterable[BenchmarkItem], split: Split, seed: str = SPLIT_SEED) -> list[BenchmarkItem]:
     """The items of one split, in a seeded order that mixes subsets, so `--limit N` is a fair sample
-    rather than the first domain's first N records."""
+    rather than the first domain's first N records. An item whose split the data fixes (`split`,
+    a labels file) is in that split; the others are split by document."""
     pool = list(items)
-    splits = assign_splits((item.document_id for item in pool), seed)
-    chosen = [item for item in pool if splits[item.document_id] is split]
+    splits = assign_splits((item.document_id for item in pool if item.split is None), seed)
+    chosen = [item for item in pool if (item.split or splits[item.document_id]) is split]
     return sorted(chosen, key=lambda item: _key(seed, item.id))
 
 
