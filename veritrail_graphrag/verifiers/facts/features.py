@@ -20,6 +20,7 @@ from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
     POSSESSIVE,
+    Written,
     credited_elsewhere,
     names_apart,
     negated_by_prefix,
@@ -56,6 +57,10 @@ CONTRADICTIONS = ("number_conflict", "negation_conflict", "swapped_name", "credi
 _CONDITIONAL = re.compile(r"(?<!\bas )\b(?:if|unless|suppose|supposing|whether)\b[^,;:.!?]*", re.IGNORECASE)
 """A supposition, up to the end of its clause; "as if" compares, it does not suppose."""
 _SHOWN_WORDS = 6
+_PARENTHESIS = re.compile(r"(?<=\S)\s*\(([^()]+)\)")
+"""A parenthesis right after a word: what it holds may be another name for that word."""
+_ALIAS_TERMS = 3
+"""At most this many terms in a parenthesis that gives another name ("(PV)", "(EHS Policy)")."""
 _COMMON_NUMBERS = frozenset({"1", "2", "3"})
 """Numbers too common to say what they count: "two gentlemen" and "two days" in one chapter."""
 _YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
@@ -111,34 +116,98 @@ class Facts:
         return self.values.get("missing_name", 0) > 0 or self.values.get("missing_number", 0) > 0
 
 
-def _run_partners(claim: TextTerms) -> dict[int, set[int]]:
-    """Positions of the other words of each capitalized run ("Ebenezer" -> "Scrooge")."""
+def name_partners(claim: TextTerms, text: str, spans: dict[int, tuple[int, int]]) -> dict[int, set[int]]:
+    """Positions of the other names of what each term names: the other words of its capitalized
+    run ("Ebenezer" -> "Scrooge"), and a name the claim gives in parentheses right after another
+    ("Photovoltaics (PV)", "the Supersoul (Paramatman)"), both ways: the claim says they are one."""
     partners: dict[int, set[int]] = defaultdict(set)
+    run_of: dict[int, set[int]] = {}
     for _, positions in claim.runs:
         for position in positions:
             partners[position] |= set(positions) - {position}
+            run_of[position] = set(positions)
+    for opening in _PARENTHESIS.finditer(text):
+        inside = {p for p, (start, end) in spans.items() if opening.start() < start and end <= opening.end()}
+        before = [p for p, (_, end) in spans.items() if end <= opening.start()]
+        if not inside or not before or len(inside) > _ALIAS_TERMS:
+            continue
+        named = run_of.get(max(before), {max(before)})
+        for position in inside:
+            partners[position] |= named
+        for position in named:
+            partners[position] |= inside
     return partners
 
 
-def _supposed_keys(texts: Sequence[str], claim_keys: set[str]) -> set[str]:
+def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]) -> set[str]:
     """Keys that occur in the evidence only inside conditional clauses that restate part of the
     claim: two of its terms at least, and at least half of the clause's ("if I was to stop
-    half-a-crown"). A clause that shares a word or two with the claim among many others is a
-    passing mention ("if there were gatherings", a licence's "if you are preserving or
-    distributing ..."): in the audit of the fixture index such clauses made 74 report sentences
-    Not Fully Supported, and none of those read was a supposition the report had turned into fact."""
+    half-a-crown"), in a sentence about the claim's subject (`subject`: the evidence keys of what
+    the claim opens on, "Scrooge said that if he stopped ..."). A clause that shares a word or two
+    with the claim among many others is a passing mention ("if there were gatherings", a
+    licence's "if you are preserving or distributing ..."): in the audit of the fixture index such
+    clauses made 74 report sentences Not Fully Supported, and none of those read was a
+    supposition the report had turned into fact. A sentence about something else supposes nothing
+    of the claim's subject ("if not controlled, pests ..." against a claim on what controls them)."""
     supposed: set[str] = set()
     asserted: set[str] = set()
     for text in texts:
         interruption.check()
         for sentence in split_sentences(text):
-            for clause in _CONDITIONAL.findall(sentence):
+            about = bool(subject & analyze(sentence).key_set)
+            for clause in _CONDITIONAL.findall(sentence) if about else ():
                 keys = {t.key for t in analyze(clause).terms}
                 shared = len(keys & claim_keys)
                 if shared >= 2 and 2 * shared >= len(keys):
                     supposed |= keys
             asserted |= {t.key for t in analyze(_CONDITIONAL.sub(" ", sentence)).terms}
     return supposed - asserted
+
+
+def subject_keys(claim: TextTerms) -> set[str]:
+    """The keys of what a claim opens on, its first term with the capitalized run it stands in
+    ("Scrooge stopped ...", "Nematicides, including ...", "The Nuclear Energy Agency is ..."): without a
+    parser, the subject of most report sentences. A rule that compares the claim with an evidence
+    sentence asks that sentence to be about it."""
+    if not claim.terms:
+        return set()
+    return {claim.terms[p].key for p in _run_of(claim, claim.terms[0].position)}
+
+
+def _run_of(claim: TextTerms, position: int) -> list[int]:
+    """The positions of the capitalized run a term stands in ("Ebenezer Scrooge", the words of
+    "SimpleDocumentIndexer"), or the term alone."""
+    return next((list(run) for _, run in claim.runs if position in run), [position])
+
+
+def _is_subsequence(letters: str, word: str) -> bool:
+    remaining = iter(word)
+    return all(letter in remaining for letter in letters)
+
+
+def _spelled_out(term: Term, claim: TextTerms, evidence: Sequence[TextTerms], matched: dict[str, str]) -> bool:
+    """Whether an acronym the evidence lacks stands where an evidence sentence has a longer word
+    that spells it, next to the same neighbour ("PV installations" / "photovoltaic installations",
+    "the EHS policy" / "the environmental-health-safety policy" is the run initials `Evidence.match`
+    already reads). The word must begin with the acronym's first letter and hold its letters in
+    order; the shared neighbour keeps "PV" from being any word with a p and a v."""
+    letters = term.key
+    if not (term.surface.isupper() and 2 <= len(letters) <= 5):
+        return False
+    neighbours = {
+        step: matched.get(claim.terms[term.position + step].key)
+        for step in (-1, 1)
+        if 0 <= term.position + step < len(claim.terms) and claim.terms[term.position + step].sentence == term.sentence
+    }
+    for text in evidence:
+        for at, word in enumerate(text.terms):
+            if len(word.key) <= len(letters) or word.key[0] != letters[0] or not _is_subsequence(letters, word.key):
+                continue
+            for step, key in neighbours.items():
+                other = at + step
+                if key is not None and 0 <= other < len(text.terms) and text.terms[other].key == key:
+                    return True
+    return False
 
 
 def _looks_named(term: Term, claim: TextTerms) -> bool:
@@ -153,19 +222,37 @@ def _looks_named(term: Term, claim: TextTerms) -> bool:
     return in_run or term.surface.endswith(POSSESSIVE)
 
 
-def _qualifier(term: Term, absent_at: dict[int, Term], read_keys: frozenset[str]) -> Term | None:
+def _qualifier(term: Term, absent_at: dict[int, Term], read_keys: frozenset[str], claim: Written) -> Term | None:
     """The word next to a name or number that the evidence also lacks ("a London surgeon", "twenty
     years"): the nodes may mention London elsewhere, but the thing the claim says about it is
     not in what was selected. For a name, only a word that the nodes read lack as well: "the
     hardships faced by the Cratchit family" where the Cratchits' descriptions speak of their
     family (on the fixture index such words made report sentences Not Fully Supported for a name
-    the report's own inputs are full of). The word after is named first: it is what the name or
-    number qualifies ("surgeon" in "pays a London surgeon", not "pays")."""
+    the report's own inputs are full of); and only in the name's own phrase, a name an article
+    opens ("a London surgeon") with nothing but a space before the word: a name that does
+    something ("JONES operates ...", "'HUMANMESSAGE' extend ...") is no qualified name, and on the
+    wild dev set every such flag was a true sentence. The word after is named first: it is what
+    the name or number qualifies ("surgeon" in "pays a London surgeon", not "pays")."""
     for step in (1, -1):
         other = absent_at.get(term.position + step)
-        if other is not None and other.kind == "word" and (term.kind == "number" or other.key not in read_keys):
+        if other is None or other.kind != "word":
+            continue
+        if term.kind == "number":
+            return other
+        first, last = (term, other) if step == 1 else (other, term)
+        if other.key not in read_keys and not claim.between(first, last).strip() and _opens_phrase(claim, first):
             return other
     return None
+
+
+_ARTICLES = frozenset("a an the".split())
+
+
+def _opens_phrase(claim: Written, first: Term) -> bool:
+    """Whether an article stands right before the term: "a London surgeon", "the Cratchit family"."""
+    start = claim.spans.get(first.position, (0, 0))[0]
+    before = claim.text[:start].split()
+    return bool(before) and before[-1].lower() in _ARTICLES
 
 
 def claim_facts(
@@ -192,8 +279,9 @@ def claim_facts(
         analyzed.append(analyze(text))
         evidence.add(index, analyzed[-1])
     assessment = assess(claim, evidence, config)
-    spans = written(claim_text).spans
-    partners = _run_partners(claim)
+    ours = written(claim_text)
+    spans = ours.spans
+    partners = name_partners(claim, claim_text, spans)
     matched_positions = {t.position for t in distinct_terms(claim, evidence) if t.key in assessment.matched}
     facts = Facts(terms=assessment.total, covered=assessment.covered_weight / assessment.weight)
     values = dict.fromkeys(FEATURES, 0.0)
@@ -206,8 +294,12 @@ def claim_facts(
     absent_at = {term.position: term for term in assessment.absent}
     read_positions = {term.position for term in claim.terms if term.key in read_keys}
     plain_missing: list[Term] = []
+    absent_positions = set(absent_at)
+    reported: set[int] = set()
     for term in assessment.absent:
-        qualifier = _qualifier(term, absent_at, read_keys) if term.key in read_keys else None
+        if term.position in reported:
+            continue  # another word of a name already reported whole
+        qualifier = _qualifier(term, absent_at, read_keys, ours) if term.key in read_keys else None
         if term.kind in ("name", "number") and term.key in read_keys and qualifier is None:
             continue
         if term.kind == "name" and not _looks_named(term, claim):
@@ -215,11 +307,17 @@ def claim_facts(
         elif term.kind == "name":
             if partners.get(term.position, set()) & (matched_positions | read_positions):
                 continue  # "Ebenezer Scrooge" where the evidence says "Scrooge"
+            if _spelled_out(term, claim, analyzed, assessment.matched):
+                continue  # "PV installations" where the evidence says "photovoltaic installations"
             if qualifier is not None:
                 why = f"'{term.surface}' is in the nodes read, but not '{qualifier.surface}' next to it"
-            else:
-                why = f"the name '{term.surface}' is not in the evidence"
-            found("missing_name", term, why)
+                found("missing_name", term, why)
+                continue
+            run = [p for p in _run_of(claim, term.position) if p in absent_positions]
+            reported.update(run)
+            text, span = ours.phrase(claim.terms[run[0]], claim.terms[run[-1]])
+            values["missing_name"] += 1
+            facts.findings.append(Finding("missing_name", text, span, f"the name '{text}' is not in the evidence"))
         elif term.kind == "number":
             if term.position in conflicts and term.key not in read_keys:
                 found("number_conflict", term, f"the evidence gives another number where the claim says {term.surface}")
@@ -255,7 +353,8 @@ def claim_facts(
         found(kind, term, f"the evidence says '{instead}' where the claim says '{term.surface}'")
     for name, word, other in credited_elsewhere(claim, analyzed, assessment):
         found("credited_elsewhere", name, f"the evidence says '{word.surface}' of '{other}', not of '{name.surface}'")
-    supposed = _supposed_keys(evidence_texts, set(assessment.matched.values()))
+    subject = {assessment.matched[k] for k in subject_keys(claim) if k in assessment.matched}
+    supposed = _supposed_keys(evidence_texts, set(assessment.matched.values()), subject)
     if not _CONDITIONAL.search(claim_text):
         for term in claim.terms:
             if assessment.matched.get(term.key) in supposed and term.kind != "name":
@@ -268,7 +367,6 @@ def claim_facts(
     if apart:
         a, b = (surfaces[key] for key in apart[0])
         facts.findings.append(Finding("names_apart", f"{a} / {b}", None, f"'{a}' and '{b}' never meet in the evidence"))
-    absent_positions = {t.position for t in assessment.absent}
     longest, run = 0, 0
     for term in claim.terms:
         run = run + 1 if term.position in absent_positions else 0

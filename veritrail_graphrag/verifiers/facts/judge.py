@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from veritrail_graphrag.models import SupportGap, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts
+from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts, name_partners
 from veritrail_graphrag.verifiers.facts.model import FactsModel
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.text import Term, analyze, term_spans
@@ -153,8 +153,13 @@ def judge_without_evidence(claim_text: str, read_keys: frozenset[str], from_sour
         return _undecided(_NOT_ENGLISH)
     terms = analyze(claim_text)
     spans = term_spans(claim_text, terms)
+    partners = name_partners(terms, claim_text, spans)
     anchors = [t for t in terms.terms if t.kind in ("name", "number")]
-    absent = [t for t in anchors if t.key not in read_keys]
+    absent = [
+        t
+        for t in anchors
+        if t.key not in read_keys and not any(terms.terms[p].key in read_keys for p in partners.get(t.position, ()))
+    ]
     if anchors and not absent and from_source:
         return _undecided(
             f"the source checked tells of {_quoted(anchors)}, but none of its sentences is close enough to the "

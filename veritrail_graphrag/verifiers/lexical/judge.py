@@ -50,7 +50,9 @@ class Evidence:
             if term.kind == "word" and len(term.key) >= 5 and term.key not in self.by_prefix[term.key[:5]]:
                 self.by_prefix[term.key[:5]].append(term.key)
             self.keys.add(term.key)
+            self.keys.update(term.parts)
             self.sentences[(excerpt, term.sentence)].add(term.key)
+            self.sentences[(excerpt, term.sentence)].update(term.parts)
             self.negations[term.key].append((excerpt, term.negation))
             if term.negation is not None:
                 self.scopes[(excerpt, term.negation)].add(term.key)
@@ -67,6 +69,8 @@ class Evidence:
             return term.key
         if term.kind == "name" and term.key in self.acronyms:
             return term.key
+        if term.parts and all(part in self.keys for part in term.parts):
+            return term.parts[-1]  # "DistributedRuntime" where the evidence says "distributed runtime"
         if term.kind == "word" and len(term.key) >= 5:
             for candidate in self.by_prefix.get(term.key[:5], ()):
                 if fuzzy_equal(term.key, candidate):
@@ -129,7 +133,7 @@ def distinct_terms(claim: TextTerms, evidence: Evidence) -> list[Term]:
         if term.key in seen:
             continue
         if term.initial_capital and term.key not in common_words:
-            term = Term(term.key, term.surface, "name", term.sentence, term.position, term.negation, False)
+            term = Term(term.key, term.surface, "name", term.sentence, term.position, term.negation, False, term.parts)
         seen[term.key] = term
     return list(seen.values())
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal
 
 TermKind = Literal["word", "name", "number"]
@@ -70,6 +71,9 @@ _SCOPE_BREAKERS = frozenset(
 """Words that open another clause, where a negation before them no longer reaches ("are not
 still in operation and saying that if the poor would rather die")."""
 _RUN_CONNECTORS = frozenset("of for de la".split())
+_NOT_DENYING = frozenset("only just merely simply solely".split())
+"""Words after "not" that make it no denial: "not only X but also Y", "not just a policy but a
+culture" assert X, they do not deny it."""
 _NEGATION_SCOPE = 4
 """How many content terms after a cue a negation reaches: enough for "did not formally approve
 the merger", short enough not to leak into the next clause."""
@@ -233,6 +237,9 @@ class Term:
     position: int
     negation: int | None
     initial_capital: bool
+    parts: tuple[str, ...] = ()
+    """The keys of the words of a name written in camel case ("SimpleDocumentIndexer"): what
+    "simple document indexer" and "SIMPLE_DOCUMENT_INDEXER" write as words (`camel_parts`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +264,9 @@ class TextTerms:
 
     @property
     def key_set(self) -> frozenset[str]:
-        return frozenset(term.key for term in self.terms)
+        """Every key, and the words of each camel-case name: a node that writes "DistributedRuntime"
+        tells of a distributed runtime."""
+        return frozenset(term.key for term in self.terms) | frozenset(p for term in self.terms for p in term.parts)
 
 
 class _Builder:
@@ -275,11 +284,13 @@ class _Builder:
         self.scope_left = 0
         self.run: list[tuple[str, int]] = []
 
-    def add(self, key: str, surface: str, kind: TermKind, initial_capital: bool = False) -> None:
+    def add(
+        self, key: str, surface: str, kind: TermKind, initial_capital: bool = False, parts: tuple[str, ...] = ()
+    ) -> None:
         negation = self.scope if self.scope_left > 0 else None
         if negation is not None:
             self.scope_left -= 1
-        self.terms.append(Term(key, surface, kind, self.sentence, len(self.terms), negation, initial_capital))
+        self.terms.append(Term(key, surface, kind, self.sentence, len(self.terms), negation, initial_capital, parts))
 
     def close_run(self) -> None:
         if len(self.run) >= 2:
@@ -308,7 +319,7 @@ class _Builder:
         initial = self.at_start
         self.at_start = False
         if lower.endswith("n't") or lower in NEGATION_CUES:
-            if not (lower == "not" and next_word.lower() == "only"):
+            if not (lower == "not" and next_word.lower() in _NOT_DENYING):
                 self.negate(surface)
             self.close_run()
             return False
@@ -336,9 +347,12 @@ class _Builder:
             self.run.append((lower[0], len(self.terms)))
         else:
             self.close_run()
-        key = lower if acronym_like else stem(lower)
+        key = _name_key(raw, lower) if acronym_like else stem(lower)
+        parts = tuple(_name_key(p, p.lower()) for p in camel_parts(raw)) if acronym_like else ()
+        if len(parts) > 1:
+            key = "".join(parts)
         if acronym_like or (capitalized and not initial and not self.shouting):
-            self.add(key, surface, "name")
+            self.add(key, surface, "name", parts=parts if len(parts) > 1 else ())
         else:
             if not capitalized:
                 self.lowercase.add(key)
@@ -361,6 +375,35 @@ class _Builder:
         self.at_start = False
         self.add(_number_key(value), surface, "number")
         return consumed
+
+
+def _name_key(raw: str, lower: str) -> str:
+    """The key of a word with capitals inside: an acronym's plural is the acronym ("IDs", "LLMs"),
+    and a word in capitals of four letters or more is the word ("JONES" is "Jones", "AGENTS" is
+    "agents"), so that a name matches however a table or a report cases it. Short acronyms stay
+    as written ("US" is not "us"); a word in camel case gets the keys of its words joined
+    ("GraphRAG": "graph" + "rag"), which `Term.parts` keeps apart."""
+    if len(raw) >= 3 and raw[-1] == "s" and raw[:-1].isupper():
+        return lower[:-1]
+    return lower if raw.isupper() and len(lower) < 4 else stem(lower)
+
+
+def camel_parts(word: str) -> list[str]:
+    """The words of a name written in camel case, where a capital follows a small letter or opens
+    a capitalized word after capitals ("SimpleDocumentIndexer", "GraphRAG" -> "Graph", "RAG";
+    "HTTPServer" -> "HTTP", "Server"): "DistributedRuntime" names what "distributed runtime" and
+    "DISTRIBUTED_RUNTIME" name. A plural acronym ("IDs") and a word in capitals stay whole."""
+    cuts = [
+        at
+        for at in range(1, len(word))
+        if word[at].isupper()
+        and (word[at - 1].islower() or (word[at - 1].isupper() and at + 1 < len(word) and word[at + 1].islower()))
+        and word[at:] != word[at] + "s"
+    ]
+    if not cuts:
+        return [word]
+    bounds = [0, *cuts, len(word)]
+    return [word[a:b] for a, b in pairwise(bounds)]
 
 
 def _is_shouting(text: str) -> bool:

@@ -1,0 +1,92 @@
+"""Issue 39: the facts verifier reads a name in all the forms real indexes write it, and compares
+the claim only with sentences about what the claim is about. (Examples written for these tests,
+in the shapes the wild indexes show.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from veritrail_graphrag.models import Claim, Excerpt, Verdict
+from veritrail_graphrag.verifiers.facts.judge import judge_facts, judge_without_evidence
+from veritrail_graphrag.verifiers.facts.model import shipped_model
+from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
+from veritrail_graphrag.verifiers.lexical import LexicalConfig
+from veritrail_graphrag.verifiers.lexical.text import analyze, camel_parts
+
+
+async def judge(claim: str, *texts: str, is_root: bool = False):
+    excerpts = [Excerpt(node_id=f"n{i}", text=t, is_root=is_root) for i, t in enumerate(texts)]
+    return await FactsVerifier().judge(Claim(id="c1", text=claim), excerpts)
+
+
+@pytest.mark.parametrize(
+    ("word", "parts"),
+    [
+        ("SimpleDocumentIndexer", ["Simple", "Document", "Indexer"]),
+        ("GraphRAG", ["Graph", "RAG"]),
+        ("HTTPServer", ["HTTP", "Server"]),
+        ("IDs", ["IDs"]),
+        ("JONES", ["JONES"]),
+        ("Scrooge", ["Scrooge"]),
+    ],
+)
+def test_camel_case_names_are_read_as_their_words(word: str, parts: list[str]) -> None:
+    assert camel_parts(word) == parts
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The DistributedRuntime hosts the worker agents.", "A distributed runtime hosts the worker agents."),
+        ("The DISTRIBUTED_RUNTIME hosts the worker agents.", "The DistributedRuntime hosts the worker agents."),
+        ("The distributed runtime hosts the worker agents.", "DISTRIBUTED_RUNTIME hosts the worker agents."),
+        ("Every request carries the user IDs of the sender.", "Every request carries the user ID of the sender."),
+        ("The harbour pilot Orla guides the MARLIN ships.", "The harbour pilot Orla guides the Marlin ships."),
+    ],
+)
+async def test_a_name_matches_across_case_underscores_camel_case_and_plural(claim: str, evidence: str) -> None:
+    result = await judge(claim, evidence)
+    assert result.verdict is Verdict.FULLY_SUPPORTED, result.reasoning
+    assert "not in the evidence" not in result.reasoning
+
+
+async def test_not_just_asserts_and_denies_nothing() -> None:
+    evidence = "Safety is a policy of the mill and part of the culture of its workers."
+    result = await judge("Safety at the mill is not just a policy but part of the culture of its workers.", evidence)
+    assert "negate" not in result.reasoning and result.verdict is not Verdict.NOT_FULLY_SUPPORTED
+
+
+async def test_a_name_given_in_parentheses_is_another_name_for_the_one_before() -> None:
+    evidence = "Photovoltaics are a renewable technology that the ministry supports."
+    result = await judge("Photovoltaics (PV) are a renewable technology the ministry supports.", evidence)
+    assert result.verdict is Verdict.FULLY_SUPPORTED, result.reasoning
+    read = analyze("The yogi joins the Paramatman, the soul within.").key_set
+    alone = judge_without_evidence("The Supersoul (Paramatman) is the goal of the yogi.", read, from_source=True)
+    assert alone.verdict is Verdict.INCONCLUSIVE, alone.reasoning
+
+
+async def test_an_acronym_standing_where_the_evidence_spells_it_out_is_no_missing_name() -> None:
+    evidence = "Photovoltaic installations need a connection to the grid."
+    assert (await judge("PV installations need a connection to the grid.", evidence)).verdict is Verdict.FULLY_SUPPORTED
+    other = await judge("PV installations need a connection to the grid.", "Solar installations need a connection.")
+    assert other.verdict is Verdict.NOT_FULLY_SUPPORTED and "'PV'" in other.reasoning
+
+
+def test_a_name_that_does_something_has_no_qualifier_but_a_name_an_article_opens_has() -> None:
+    """ "a London surgeon": the nodes name London but no surgeon; "JONES operates": what Jones does
+    is the claim's verb, which may be the claim's paraphrase, not a changed name."""
+    read = analyze("Jones lives in the tank. London was cold that year.").key_set
+    selected = ["The tank is filled with fresh seawater."]
+
+    def verdict(claim: str):
+        return judge_facts(claim, selected, shipped_model(), LexicalConfig(), read, [False])
+
+    assert "next to it" not in verdict("JONES operates the tank filled with fresh seawater.").reasoning
+    surgeon = verdict("A London surgeon filled the tank with fresh seawater.")
+    assert "'London' is in the nodes read, but not 'surgeon' next to it" in surgeon.reasoning
+
+
+async def test_a_supposition_about_something_else_is_no_contradiction() -> None:
+    evidence = "If they are not controlled, the weevils destroy the harvest. Traps catch the weevils."
+    result = await judge("Traps are effective for controlling the weevils that destroy the harvest.", evidence)
+    assert "supposition" not in result.reasoning
