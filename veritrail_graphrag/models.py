@@ -108,6 +108,8 @@ class SupportGap(BaseModel):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     why: str = ""
+    check: str = Field(default="", description="the check that flagged these words, when one did")
+    quote: str = Field(default="", description="the evidence sentence a check compared the words with, if one did")
 
     def found_in(self, text: str) -> bool:
         """Whether `text` holds these words, whole and in any case: the node a reviewer needs to

@@ -608,7 +608,7 @@ async def test_a_claim_with_no_evidence_is_inconclusive_only_when_the_source_tel
         Claim(id="c", text="The ferry was run by Mara Voss in 1911."), source
     )
     assert missing.verdict is Verdict.NOT_FULLY_SUPPORTED
-    assert missing.reasoning == "'1911' in none of the nodes checked"
+    assert missing.reasoning == "missing number check: '1911' in none of the nodes checked"
     assert [gap.text for gap in missing.gaps] == ["1911"]
     told = Claim(id="c", text="The story of Mara Voss underscores how much courage matters.")
     interpreted = await verifier.judge_without_evidence(told, source)

@@ -90,3 +90,21 @@ async def test_a_supposition_about_something_else_is_no_contradiction() -> None:
     evidence = "If they are not controlled, the weevils destroy the harvest. Traps catch the weevils."
     result = await judge("Traps are effective for controlling the weevils that destroy the harvest.", evidence)
     assert "supposition" not in result.reasoning
+
+
+async def test_a_word_cut_short_is_no_changed_name() -> None:
+    evidence = "Vell A, Rusk B. Harbour tides. Mar Soc Rev 12, 40-52."
+    result = await judge("Vell's study of harbour tides appeared in Mar Social Rev.", evidence)
+    assert "changed name" not in result.reasoning
+
+
+async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared() -> None:
+    evidence = "The mill on the river opened in 1850. Its wheel was made of oak."
+    result = await judge("The mill on the river opened in 1870.", evidence)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert result.reasoning.startswith(
+        "changed number check: the evidence gives another number where the claim says 1870; "
+        'the evidence says: "The mill on the river opened in 1850."'
+    )
+    gap = next(g for g in result.gaps if g.text == "1870")
+    assert (gap.check, gap.quote) == ("changed number", "The mill on the river opened in 1850.")

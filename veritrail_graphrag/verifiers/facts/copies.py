@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
@@ -46,6 +46,7 @@ from veritrail_graphrag.verifiers.facts.relations import (
     Span,
     Written,
     negated_by_prefix,
+    quoted,
     sentences_of,
     written,
 )
@@ -97,6 +98,8 @@ class Reversal:
     text: str
     span: Span | None
     instead: str
+    compared: str = ""
+    """The evidence sentence the claim copies, as written (two, when it joins two)."""
 
 
 @lru_cache(maxsize=1024)
@@ -152,6 +155,11 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     ours = written(claim_text)
     keys = [assessment.matched.get(term.key, f"\0{term.key}") for term in claim.terms]
     found: dict[Span | str, Reversal] = {}
+
+    def add(reversal: Reversal, theirs: Written, sentence: Sequence[Term]) -> None:
+        compared = quoted(theirs, sentence[0], sentence[-1])
+        found.setdefault(reversal.span or reversal.text, replace(reversal, compared=compared))
+
     asserted: dict[str, int] | None = None
     absent = {term.position for term in assessment.absent}
     key_set = set(keys)
@@ -164,7 +172,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 continue  # nothing to align: most sentences of a long source
             pairs = _aligned(keys, sentence)
             for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
-                found.setdefault(reversal.span or reversal.text, reversal)
+                add(reversal, theirs, sentence)
             if len(pairs) < 2:
                 continue
             worded = sum(claim.terms[c].kind == "word" and not claim.terms[c].initial_capital for c, _ in pairs) >= 2
@@ -177,17 +185,17 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 opposed = [t for t in gap if t.position in absent and _opposed(t, copy_gap)]
                 if opposed:
                     text, span = ours.phrase(opposed[0], opposed[-1])
-                    found.setdefault(span or text, Reversal(text, span, " ".join(t.surface for t in copy_gap)))
+                    add(Reversal(text, span, " ".join(t.surface for t in copy_gap)), theirs, sentence)
                 elif copied and 0 <= ca and cb < len(keys):
                     left, right = claim.terms[ca], claim.terms[cb]
                     copied_between = theirs.between(sentence[sa], sentence[sb])
                     if _turned(ours.between(left, right), copied_between):
                         text, span = ours.phrase(left, right)
                         instead = theirs.phrase(sentence[sa], sentence[sb])[0]
-                        found.setdefault(span or text, Reversal(text, span, instead))
+                        add(Reversal(text, span, instead), theirs, sentence)
                     elif gap and (pronoun := _pronoun_for(theirs, gap, copied_between, sentence, sa, partners)):
                         text, span = ours.phrase(gap[0], gap[-1])
-                        found.setdefault(span or text, Reversal(text, span, pronoun))
+                        add(Reversal(text, span, pronoun), theirs, sentence)
             if copied and any(sentence[s].negation is not None for _, s in pairs):
                 asserted = _asserted(texts, key_set) if asserted is None else asserted
                 close = len(key_set.intersection(t.key for t in sentence))
@@ -197,7 +205,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                     if asserted.get(keys[c], 0) < close
                 ]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
-                    found.setdefault(reversal.span or reversal.text, reversal)
+                    add(reversal, theirs, sentence)
         for first, second in pairwise(_sentences(output)):
             shared = [len(key_set.intersection(t.key for t in part)) for part in (first, second)]
             if min(shared) < 1 or 2 * max(shared) > len(keys):
@@ -218,7 +226,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 if c in phrased and fused[s].negation not in partly and asserted.get(keys[c], 0) < max(shared)
             ]
             for reversal in _dropped_denials(ours, theirs, negations, aligned, fused):
-                found.setdefault(reversal.span or reversal.text, reversal)
+                add(reversal, theirs, fused)
     return list(found.values())
 
 

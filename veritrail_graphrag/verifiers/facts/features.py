@@ -20,11 +20,14 @@ from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
     POSSESSIVE,
+    Place,
     Written,
     credited_elsewhere,
     names_apart,
     negated_by_prefix,
     opposed_beside,
+    quote,
+    sentences_of,
     swaps,
     written,
 )
@@ -83,6 +86,8 @@ class Finding:
     text: str
     span: tuple[int, int] | None
     why: str
+    quote: str = ""
+    """The evidence sentence the rule compared the claim with, as written ("" for an absence)."""
 
 
 @dataclass
@@ -139,7 +144,7 @@ def name_partners(claim: TextTerms, text: str, spans: dict[int, tuple[int, int]]
     return partners
 
 
-def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]) -> set[str]:
+def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]) -> dict[str, str]:
     """Keys that occur in the evidence only inside conditional clauses that restate part of the
     claim: two of its terms at least, and at least half of the clause's ("if I was to stop
     half-a-crown"), in a sentence about the claim's subject (`subject`: the evidence keys of what
@@ -148,8 +153,9 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]
     licence's "if you are preserving or distributing ..."): in the audit of the fixture index such
     clauses made 74 report sentences Not Fully Supported, and none of those read was a
     supposition the report had turned into fact. A sentence about something else supposes nothing
-    of the claim's subject ("if not controlled, pests ..." against a claim on what controls them)."""
-    supposed: set[str] = set()
+    of the claim's subject ("if not controlled, pests ..." against a claim on what controls them).
+    Each key comes with the sentence that supposes it."""
+    supposed: dict[str, str] = {}
     asserted: set[str] = set()
     for text in texts:
         interruption.check()
@@ -159,9 +165,35 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]
                 keys = {t.key for t in analyze(clause).terms}
                 shared = len(keys & claim_keys)
                 if shared >= 2 and 2 * shared >= len(keys):
-                    supposed |= keys
+                    supposed.update(dict.fromkeys(keys - supposed.keys(), " ".join(sentence.split())))
             asserted |= {t.key for t in analyze(_CONDITIONAL.sub(" ", sentence)).terms}
-    return supposed - asserted
+    return {key: said for key, said in supposed.items() if key not in asserted}
+
+
+def _closest_place(evidence: Sequence[TextTerms], keys: set[str]) -> Place | None:
+    """The evidence sentence that holds the most of these keys (the claim's, as the evidence has
+    them): the one a claim-wide rule (a denial the evidence does not share) compared with."""
+    best: tuple[int, Place] | None = None
+    for index, text in enumerate(evidence):
+        for sentence in sentences_of(text):
+            shared = len(keys.intersection(t.key for t in sentence))
+            if shared and (best is None or shared > best[0]):
+                best = (shared, (index, sentence[0].sentence))
+    return None if best is None else best[1]
+
+
+def _number_place(evidence: Sequence[TextTerms], role: frozenset[str], key: str | None = None) -> Place | None:
+    """The evidence sentence with a number in that role (its neighbours' keys), or with that
+    number: the one a changed number was compared with."""
+    best: tuple[int, Place] | None = None
+    for index, text in enumerate(evidence):
+        for term in text.terms:
+            if term.kind != "number" or (key is not None and term.key != key):
+                continue
+            overlap = len(role & number_role(text.terms, term)) if key is None else 1
+            if overlap and (best is None or overlap > best[0]):
+                best = (overlap, (index, term.sentence))
+    return None if best is None else best[1]
 
 
 def subject_keys(claim: TextTerms) -> set[str]:
@@ -286,9 +318,10 @@ def claim_facts(
     facts = Facts(terms=assessment.total, covered=assessment.covered_weight / assessment.weight)
     values = dict.fromkeys(FEATURES, 0.0)
 
-    def found(kind: str, term: Term, why: str) -> None:
+    def found(kind: str, term: Term, why: str, place: Place | None = None) -> None:
         values[kind] += 1
-        facts.findings.append(Finding(kind, term.surface, spans.get(term.position), why))
+        compared = quote(evidence_texts[place[0]], place[1]) if place is not None else ""
+        facts.findings.append(Finding(kind, term.surface, spans.get(term.position), why, compared))
 
     conflicts = {term.position for term in assessment.conflicting}
     absent_at = {term.position: term for term in assessment.absent}
@@ -320,7 +353,8 @@ def claim_facts(
             facts.findings.append(Finding("missing_name", text, span, f"the name '{text}' is not in the evidence"))
         elif term.kind == "number":
             if term.position in conflicts and term.key not in read_keys:
-                found("number_conflict", term, f"the evidence gives another number where the claim says {term.surface}")
+                why = f"the evidence gives another number where the claim says {term.surface}"
+                found("number_conflict", term, why, _number_place(analyzed, number_role(claim.terms, term)))
             else:
                 found("missing_number", term, f"the number {term.surface} is not in the evidence")
         else:
@@ -331,12 +365,15 @@ def claim_facts(
         wanted = number_role(claim.terms, term)
         roles = [context for key, _, context in evidence.numbers if key == term.key]
         if wanted and roles and all(context and not (context & wanted) for context in roles):
-            found("number_conflict", term, f"the evidence has {term.surface}, but counting something else")
+            why = f"the evidence has {term.surface}, but counting something else"
+            found("number_conflict", term, why, _number_place(analyzed, frozenset(), term.key))
     # The claim denying what the evidence states is a contradiction; the evidence denying a clause
     # near the claim's words is as often another fact of a long source text (measured on the dev
     # splits), and counts against intermediate outputs only (`decide`).
+    closest = _closest_place(analyzed, set(assessment.matched.values()))
+    closest_quote = quote(evidence_texts[closest[0]], closest[1]) if closest else ""
     for message in assessment.negation_mismatches[: assessment.denied_in_claim]:
-        facts.findings.append(Finding("negation_conflict", message, None, message))
+        facts.findings.append(Finding("negation_conflict", message, None, message, closest_quote))
         values["negation_conflict"] += 1
     for term in claim.terms:
         occurrences = evidence.negations.get(assessment.matched.get(term.key, ""), [])
@@ -345,20 +382,24 @@ def claim_facts(
     for message in assessment.antonym_mismatches:
         facts.findings.append(Finding("opposite_word", message, None, message))
         values["opposite_word"] += 1
-    for term, instead in swaps(claim, analyzed, assessment):
+    for term, instead, place in swaps(claim, analyzed, assessment):
+        why = f"the evidence says '{instead}' where the claim says '{term.surface}'"
         if negated_by_prefix(term.surface, instead):
-            found("negation_conflict", term, f"the evidence says '{instead}' where the claim says '{term.surface}'")
+            found("negation_conflict", term, why, place)
             continue
-        kind = "swapped_name" if term.kind == "name" else "swapped_word"
-        found(kind, term, f"the evidence says '{instead}' where the claim says '{term.surface}'")
-    for name, word, other in credited_elsewhere(claim, analyzed, assessment):
-        found("credited_elsewhere", name, f"the evidence says '{word.surface}' of '{other}', not of '{name.surface}'")
+        found("swapped_name" if term.kind == "name" else "swapped_word", term, why, place)
+    for name, word, other, place in credited_elsewhere(claim, analyzed, assessment):
+        why = f"the evidence says '{word.surface}' of '{other}', not of '{name.surface}'"
+        found("credited_elsewhere", name, why, place)
     subject = {assessment.matched[k] for k in subject_keys(claim) if k in assessment.matched}
     supposed = _supposed_keys(evidence_texts, set(assessment.matched.values()), subject)
     if not _CONDITIONAL.search(claim_text):
         for term in claim.terms:
-            if assessment.matched.get(term.key) in supposed and term.kind != "name":
-                found("supposed_only", term, f"the evidence says '{term.surface}' only as a supposition (if ...)")
+            said = supposed.get(assessment.matched.get(term.key, ""))
+            if said is not None and term.kind != "name":
+                why = f"the evidence says '{term.surface}' only as a supposition (if ...)"
+                values["supposed_only"] += 1
+                facts.findings.append(Finding("supposed_only", term.surface, spans.get(term.position), why, said))
     surfaces = {
         assessment.matched[t.key]: t.surface for t in claim.terms if t.kind == "name" and t.key in assessment.matched
     }
@@ -380,12 +421,12 @@ def claim_facts(
     outputs = [
         written(text) for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root
     ]
-    for term, other, name in opposed_beside(written(claim_text), outputs, assessment, read_keys):
+    for term, other, name, compared in opposed_beside(written(claim_text), outputs, assessment, read_keys):
         why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
-        facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why))
+        facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why, compared))
     facts.findings[:0] = facts.opposed
     facts.reversals = reversals(claim_text, claim, evidence_texts, assessment)
     for reversal in facts.reversals:
         why = f"the sentence the claim copies says '{reversal.instead}' where the claim says '{reversal.text}'"
-        facts.findings.insert(0, Finding("reversed", reversal.text, reversal.span, why))
+        facts.findings.insert(0, Finding("reversed", reversal.text, reversal.span, why, reversal.compared))
     return facts

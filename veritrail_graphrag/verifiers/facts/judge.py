@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from veritrail_graphrag.models import SupportGap, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.facts.features import Facts, Finding, claim_facts, name_partners
+from veritrail_graphrag.verifiers.facts.features import CONTRADICTIONS, Facts, Finding, claim_facts, name_partners
 from veritrail_graphrag.verifiers.facts.model import FactsModel
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.text import Term, analyze, term_spans
@@ -49,16 +49,46 @@ def _undecided(reason: str) -> VerdictResult:
     return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning=reason, score=0.5)
 
 
+CHECKS = {
+    "reversed": "copied sentence turned around",
+    "opposed": "opposite said of the same person",
+    "number_conflict": "changed number",
+    "negation_conflict": "denial",
+    "swapped_name": "changed name",
+    "credited_elsewhere": "credited to another",
+    "supposed_only": "supposition stated as fact",
+    "missing_name": "missing name",
+    "missing_number": "missing number",
+}
+"""The checks that can make a claim Not Fully Supported, by the kind of finding they raise, in
+the words a reviewer reads."""
+ABSENT = "claim mostly absent"
+"""The check that flags a claim almost none of whose words are in its evidence."""
+
+
 def _gaps(findings: Sequence[Finding]) -> list[SupportGap]:
     """One gap per span of the claim, with the most specific reason (findings come most specific
-    first, the plain missing words last)."""
+    first, the plain missing words last) and the evidence sentence it was compared with."""
     spans = dict.fromkeys(f.span for f in findings if f.span)
     first = {span: next(f for f in findings if f.span == span) for span in spans}
-    return [SupportGap(text=f.text, start=span[0], end=span[1], why=f.why) for span, f in first.items() if span]
+    return [
+        SupportGap(text=f.text, start=span[0], end=span[1], why=f.why, check=CHECKS.get(f.kind, ""), quote=f.quote)
+        for span, f in first.items()
+        if span
+    ]
 
 
-def _reasoning(facts: Facts, p: float, verdict: Verdict) -> str:
-    shown = [f for f in facts.findings if f.kind != "missing_words"][:_FINDINGS_SHOWN]
+def raised_by(check: str, why: str, quote: str = "") -> str:
+    """How a reason names the check that flagged a claim, and quotes what it compared:
+    'changed number check: ...; the evidence says: "..."'."""
+    said = f'; the evidence says: "{quote}"' if quote else ""
+    return f"{check} check: {why}{said}"
+
+
+def _reasoning(facts: Facts, p: float, verdict: Verdict, raised: Sequence[Finding]) -> str:
+    """For a flag, which check raised it and the evidence sentence it compared the claim with,
+    first; then the other findings, the share of terms found and P(supported)."""
+    shown = [f for f in facts.findings if f.kind != "missing_words" and f not in raised][:_FINDINGS_SHOWN]
     words = [f.text for f in facts.findings if f.kind == "missing_words"]
     parts = [f.why for f in shown]
     if words:
@@ -74,9 +104,27 @@ def _reasoning(facts: Facts, p: float, verdict: Verdict) -> str:
         lead = "one word of the claim stands where its evidence has another: a changed fact or a synonym"
     elif verdict is Verdict.INCONCLUSIVE:
         lead = "nothing checkable is contradicted, but the evidence is too far from the claim to judge it"
+    elif raised:
+        lead = "; ".join(raised_by(CHECKS[f.kind], f.why, f.quote) for f in raised[:_FINDINGS_SHOWN])
     else:
-        lead = "a checkable fact is missing from the evidence or contradicted by it"
+        lead = raised_by(ABSENT, "almost none of its words are in the evidence")
     return f"{lead}; {covered}" + ("; " + "; ".join(parts) if parts else "") + f"; P(supported) {p:.2f}"
+
+
+def _decision(facts: Facts, model: FactsModel, from_source: bool) -> tuple[Verdict, list[Finding]]:
+    """The verdict (see `decide`) and, for a flag, the findings of the checks that raised it (none
+    when almost nothing of the claim is in the evidence)."""
+    p = model.probability(facts.values)
+    close = facts.covered >= model.close_covered or not from_source
+    changed = [f for f in facts.findings if f.kind in ("reversed", "opposed") or f.kind in CONTRADICTIONS]
+    if changed:
+        return Verdict.NOT_FULLY_SUPPORTED, changed
+    if facts.missing_anchor and close and p < model.not_supported_below:
+        return Verdict.NOT_FULLY_SUPPORTED, [f for f in facts.findings if f.kind in ("missing_name", "missing_number")]
+    if facts.covered < model.min_covered:
+        return Verdict.NOT_FULLY_SUPPORTED, []
+    swapped = facts.one_word_changed and from_source
+    return (Verdict.INCONCLUSIVE if p < model.inconclusive_below or swapped else Verdict.FULLY_SUPPORTED), []
 
 
 def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
@@ -96,14 +144,7 @@ def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     error found there is blamed on the stage that made it (the last Fully Supported iteration
     names the stage), not left unnamed.
     """
-    p = model.probability(facts.values)
-    close = facts.covered >= model.close_covered or not from_source
-    changed = facts.contradicted or bool(facts.reversals) or bool(facts.opposed)
-    missing = facts.missing_anchor and close and p < model.not_supported_below
-    if changed or missing or facts.covered < model.min_covered:
-        return Verdict.NOT_FULLY_SUPPORTED
-    swapped = facts.one_word_changed and from_source
-    return Verdict.INCONCLUSIVE if p < model.inconclusive_below or swapped else Verdict.FULLY_SUPPORTED
+    return _decision(facts, model, from_source)[0]
 
 
 def judge_facts(
@@ -129,9 +170,10 @@ def judge_facts(
     if facts is None:
         return _undecided("the claim has no names, numbers or content words to check")
     p = model.probability(facts.values)
-    verdict = decide(facts, model, from_source=any(is_root))
+    verdict, raised = _decision(facts, model, from_source=any(is_root))
     gaps = [] if verdict is Verdict.FULLY_SUPPORTED else _gaps(facts.findings)
-    return VerdictResult(verdict=verdict, reasoning=_reasoning(facts, p, verdict), score=round(p, 4), gaps=gaps)
+    reasoning = _reasoning(facts, p, verdict, raised)
+    return VerdictResult(verdict=verdict, reasoning=reasoning, score=round(p, 4), gaps=gaps)
 
 
 def _quoted(terms: Sequence[Term]) -> str:
@@ -167,16 +209,18 @@ def judge_without_evidence(claim_text: str, read_keys: frozenset[str], from_sour
         )
     if absent:
         missing, why = absent, "in no node checked"
-        reasoning = f"{_quoted(absent)} in none of the nodes checked"
+        check = CHECKS["missing_number" if all(t.kind == "number" for t in absent) else "missing_name"]
+        reasoning = raised_by(check, f"{_quoted(absent)} in none of the nodes checked")
     elif anchors:
         missing, why = [t for t in terms.terms if t.key not in read_keys], "in none of the outputs it was written from"
-        reasoning = "no sentence of the outputs it was written from is close to it" + (
+        check = ABSENT
+        reasoning = raised_by(ABSENT, "no sentence of the outputs it was written from is close to it") + (
             f"; {_quoted(missing)} in none of them" if missing else ""
         )
     else:
         return _undecided("it names no person, place or number to check: interpretation a reviewer can judge")
     gaps = [
-        SupportGap(text=t.surface, start=spans[t.position][0], end=spans[t.position][1], why=why)
+        SupportGap(text=t.surface, start=spans[t.position][0], end=spans[t.position][1], why=why, check=check)
         for t in missing
         if t.position in spans
     ]

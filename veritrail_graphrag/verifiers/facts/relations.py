@@ -32,6 +32,35 @@ _APART = re.compile(r"\b(?:whose|and|or|but|his|her|their|its|than|while|with)\b
 "Prince Harry and his older brother")."""
 
 
+Place = tuple[int, int]
+"""(evidence text, sentence): where in the evidence a rule found what it compared the claim with."""
+_CLOSING = frozenset(".!?)]\"\u201d\u2019'")
+_QUOTED = 240
+"""Characters of an evidence sentence quoted in a reason; a longer one is cut with an ellipsis."""
+
+
+def quote(text: str, sentence: int) -> str:
+    """The sentence of `text` with that index (as `analyze` numbers them), as written, from its
+    first term to its last: what a reviewer reads to see why a rule fired."""
+    side = written(text)
+    terms = [t for t in side.terms.terms if t.sentence == sentence]
+    return quoted(side, terms[0], terms[-1]) if terms else ""
+
+
+def quoted(side: Written, first: Term, last: Term) -> str:
+    """The sentence of `side` that runs from the term `first` to the term `last`, as written from
+    where it begins (after the term before `first`, "The" and all) to its closing mark, on one
+    line and cut at `_QUOTED` characters."""
+    start = side.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
+    end = side.spans.get(last.position, (start, len(side.text)))[1]
+    while start < end and not side.text[start].isalnum():
+        start += 1
+    while end < len(side.text) and side.text[end] in _CLOSING:
+        end += 1
+    phrase = " ".join(side.text[start:end].split())
+    return phrase if len(phrase) <= _QUOTED else phrase[: _QUOTED - 1].rstrip() + "\u2026"
+
+
 def sentences_of(text: TextTerms) -> list[list[Term]]:
     """A text's terms, grouped by the sentence they stand in."""
     grouped: dict[int, list[Term]] = defaultdict(list)
@@ -46,10 +75,20 @@ def negated_by_prefix(word: str, other: str) -> bool:
     return any(b == prefix + a for prefix in _NEGATING_PREFIXES)
 
 
-def _replacement(evidence: Sequence[TextTerms], left: str, right: str, term: Term, claim_keys: set[str]) -> str | None:
-    """What an evidence sentence has between `left` and `right` in place of `term`, if anything."""
+def abbreviates(word: str, other: str) -> bool:
+    """ "Soc" / "Social", "Technol" / "Technology": one word is the other cut short, as references
+    and tables write names; no changed fact."""
+    a, b = sorted((word.lower().rstrip("."), other.lower().rstrip(".")), key=len)
+    return len(a) >= 3 and a != b and b.startswith(a)
+
+
+def _replacement(
+    evidence: Sequence[TextTerms], left: str, right: str, term: Term, claim_keys: set[str]
+) -> tuple[str, Place] | None:
+    """What an evidence sentence has between `left` and `right` in place of `term`, if anything,
+    and where."""
     widths = (1, 2) if term.kind == "name" else (1,)
-    for text in evidence:
+    for index, text in enumerate(evidence):
         for width in widths:
             for at in range(len(text.terms) - width - 1):
                 first, last = text.terms[at], text.terms[at + width + 1]
@@ -57,11 +96,11 @@ def _replacement(evidence: Sequence[TextTerms], left: str, right: str, term: Ter
                     continue
                 middle = text.terms[at + 1 : at + width + 1]
                 if all(t.kind == term.kind and t.key not in claim_keys for t in middle):
-                    return " ".join(t.surface for t in middle)
+                    return " ".join(t.surface for t in middle), (index, first.sentence)
     return None
 
 
-def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment) -> list[tuple[Term, str]]:
+def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment) -> list[tuple[Term, str, Place]]:
     """Claim words the evidence lacks where an evidence sentence has the same two neighbours
     around another word of the same kind ("the eldest and most" / "the youngest and most"; a
     name may stand for a name of two words, "Martha performs" / "Tiny Tim performs"): the claim
@@ -76,9 +115,9 @@ def swaps(claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessmen
         left, right = assessment.matched.get(before.key), assessment.matched.get(after.key)
         if left is None or right is None:
             continue
-        instead = _replacement(evidence, left, right, term, claim_keys)
-        if instead is not None:
-            found.append((term, instead))
+        replaced = _replacement(evidence, left, right, term, claim_keys)
+        if replaced is not None and not abbreviates(term.surface, replaced[0]):
+            found.append((term, *replaced))
     return found
 
 
@@ -155,8 +194,8 @@ def _subject(written: Written, sentence: Sequence[Term], at: int) -> frozenset[s
 
 def opposed_beside(
     claim: Written, evidence: Sequence[Written], assessment: Assessment, read_keys: frozenset[str]
-) -> list[tuple[Term, Term, str]]:
-    """(claim word, opposite, name): a claim word that no node read has, said of a name
+) -> list[tuple[Term, Term, str, str]]:
+    """(claim word, opposite, name, the evidence sentence quoted): a claim word that no node read has, said of a name
     (`_subject`), where an evidence sentence says of the same name what cannot be said of one
     person with it: another place in age or the other gender of a kin
     (`antonyms.person_opposites`: "eldest" / "youngest", "son" / "daughter"). "Tiny Tim is the
@@ -189,7 +228,7 @@ def opposed_beside(
         names = frozenset(assessment.matched[k] for k in subject)
         hit = next(
             (
-                other
+                (written, other)
                 for written, sentence in sentences
                 for at, other in enumerate(sentence)
                 if other.key in against
@@ -201,7 +240,7 @@ def opposed_beside(
         )
         if hit is not None:
             name = " ".join(dict.fromkeys(t.surface for t in own if t.key in subject))
-            found.append((term, hit, name))
+            found.append((term, hit[1], name, quote(hit[0].text, hit[1].sentence)))
     return found
 
 
@@ -219,7 +258,7 @@ def _named(term: Term, common: frozenset[str]) -> bool:
 
 def credited_elsewhere(
     claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment
-) -> list[tuple[Term, Term, str]]:
+) -> list[tuple[Term, Term, str, Place]]:
     """A name of the claim and the word right after it ("Mara Voss argued"), when every evidence
     sentence with that word names someone else and none names the claim's ("Dr. Ellis ...
     argued"), and one of them says more of the claim than that word: the claim credits one named
@@ -228,7 +267,8 @@ def credited_elsewhere(
     is another fact of a long source ("serves" said of Bob where a report says the Future serves
     as a reference point): in the audit of the fixture index such sentences alone made 15 report
     sentences Not Fully Supported."""
-    sentences = [sentence for text in evidence for sentence in sentences_of(text)]
+    placed = [(index, sentence) for index, text in enumerate(evidence) for sentence in sentences_of(text)]
+    sentences = [sentence for _, sentence in placed]
     found_keys = set(assessment.matched.values())
     claim_keys = {t.key for t in claim.terms} | found_keys
     common = claim.lowercase_keys.union(*(text.lowercase_keys for text in evidence))
@@ -259,7 +299,8 @@ def credited_elsewhere(
             continue
         close = [s for s in with_word if {t.key for t in s} & (found_keys - {key})]
         if close and all(others(s) for s in with_word):
-            found.append((run[-1], word, others(close[0])[-1]))
+            index = next(i for i, s in placed if s is close[0])
+            found.append((run[-1], word, others(close[0])[-1], (index, close[0][0].sentence)))
     return found
 
 
