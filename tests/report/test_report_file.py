@@ -243,6 +243,8 @@ def test_markdown_is_capped(audited_sample: AuditedSample) -> None:
     markdown = render_markdown(audited_sample.report)
     reason = "('London' is in the nodes read, but not 'surgeon' next to it)"
     assert f"- Without support in its evidence: **London** {reason}" in markdown
+    # every flag says which check raised it (issue 39): this one compared no sentence, London is absent
+    assert "- Flagged by the missing name check: **London**, 'London' is in the nodes read, but not" in markdown
     assert "> Note: offline verdicts are an estimate" in markdown
 
 

@@ -139,7 +139,10 @@ def test_the_sample_report_filters_searches_and_draws_trails(
     assert last.locator(".node").count() == evidence_nodes
     gaps = card.locator(".claim mark.gap")  # the claim's words its evidence does not support
     assert set(gaps.all_text_contents()) == {g.text for g in result.gaps} and "London" in gaps.all_text_contents()
-    assert gaps.first.get_attribute("title")
+    london = gaps.filter(has_text="London").first.get_attribute("title") or ""
+    assert london.startswith("missing name check: ") and gaps.first.get_attribute("title")
+    flags = card.locator("ul.flags li").all_text_contents()  # which check raised the flag, under the claim
+    assert flags and flags[0].startswith("missing name check: London")
     assert "estimate" in page.text_content("main")  # the verifier's own note, beside its verdicts
 
     screenshot = tmp_path_factory.mktemp("report-html") / "sample-report.png"

@@ -78,6 +78,7 @@ def render_markdown(report: AuditReport, limit: int = MD_LIMIT) -> str:
             f"- Interim verdicts: {', '.join(v.value for v in r.interim_verdicts)}",
             f"- Reasoning: {r.reasoning}",
         ]
+        lines += [_flag_line(g) for g in r.gaps if g.check]
         if r.gaps:
             lines.append("- Without support in its evidence: " + "; ".join(_gap_text(g) for g in r.gaps))
         if r.citations is not None:
@@ -113,6 +114,12 @@ def skipped_lines(skipped: list[SkippedSentence]) -> list[str]:
     if structure:
         lines.append(f"- and {len(structure)} heading(s) and table row(s): structure, not claims")
     return [*lines, ""]
+
+
+def _flag_line(gap: SupportGap) -> str:
+    """Which check flagged which words, and the evidence sentence it compared them with."""
+    said = f' The evidence says: "{gap.quote}"' if gap.quote else ""
+    return f"- Flagged by the {gap.check} check: **{gap.text}**, {gap.why}.{said}"
 
 
 def _gap_text(gap: SupportGap) -> str:

@@ -269,7 +269,7 @@
     for (const gap of gaps) {
       if (gap.start < at || gap.end > r.claim.text.length) continue;
       node.append(r.claim.text.slice(at, gap.start),
-        el("mark", { class: "gap", title: gap.why, text: r.claim.text.slice(gap.start, gap.end) }));
+        el("mark", { class: "gap", title: gapTitle(gap), text: r.claim.text.slice(gap.start, gap.end) }));
       at = gap.end;
     }
     node.append(r.claim.text.slice(at));
@@ -294,6 +294,22 @@
     return el("div", { class: "says t-nfs", text: "Where the unsupported words are said: " + parts.join("; ") });
   }
 
+  function gapTitle(gap) {
+    // Hover text of marked words: the check that flagged them, why, and what it compared them with.
+    return (gap.check ? gap.check + " check: " : "") + gap.why + (gap.quote ? "\nThe evidence says: \u201c" + gap.quote + "\u201d" : "");
+  }
+
+  function flagLines(r) {
+    // One line per check that flagged words of the claim, quoting the evidence sentence it compared.
+    const last = r.iterations.length ? r.iterations[r.iterations.length - 1] : null;
+    const flagged = (r.gaps ?? (last && last.gaps) ?? []).filter((gap) => gap.check);
+    if (!flagged.length || r.verdict === "Fully Supported") return null;
+    return el("ul", { class: "flags" }, ...flagged.map((gap) => el("li", {},
+      el("strong", { text: gap.check + " check" }), ": ",
+      el("mark", { class: "gap", text: gap.text }), " " + gap.why,
+      gap.quote ? el("blockquote", { class: "compared", text: gap.quote }) : null)));
+  }
+
   function card(r) {
     const cls = VERDICT_CLASS[r.verdict] || "inc";
     const stages = stageText(r);
@@ -305,6 +321,7 @@
         el("span", { class: "muted", text: r.terminal }),
         el("a", { class: "anchor", href: "#claim-" + encodeURIComponent(r.claim.id), text: "#" + r.claim.id })),
       claimText(r),
+      flagLines(r),
       r.error_note ? el("div", { class: "muted", text: r.error_note }) : null,
       whereSaid(r),
       el("div", { class: "reasoning", text: r.reasoning }),
