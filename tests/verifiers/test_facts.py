@@ -63,7 +63,6 @@ def test_paraphrases_of_the_sample_are_fully_supported(claim: str) -> None:
     ("claim", "named"),
     [
         ("In 1912 the old stone bridge collapsed.", "1912"),  # a number
-        ("Mara Voss proposed a ferry to carry grain across the Severn river.", "Severn"),  # a name
         ("The parish council did not reject her plan.", None),  # a denial the source does not make
         ("Dr. Ellis, the council's chairman, said a ferry would be safe in the spring floods.", "safe"),
     ],
@@ -76,6 +75,16 @@ def test_a_changed_fact_is_not_fully_supported_and_named(claim: str, named: str 
         assert named in [gap.text for gap in result.gaps]
         gap = next(g for g in result.gaps if g.text == named)
         assert claim[gap.start : gap.end] == named
+
+
+def test_a_name_its_evidence_lacks_asks_for_a_look_and_is_named() -> None:
+    # a missing name no longer flags (issue 39): on real indexes most such flags were true claims
+    # naming what the sentences read do not spell out; Inconclusive, with the name marked
+    claim = "Mara Voss proposed a ferry to carry grain across the Severn river."
+    result = trace(claim)
+    assert result.verdict is Verdict.INCONCLUSIVE, result.reasoning
+    gap = next(g for g in result.gaps if g.text == "Severn")
+    assert claim[gap.start : gap.end] == "Severn"
 
 
 @pytest.mark.parametrize(
@@ -443,7 +452,7 @@ async def test_another_age_in_source_text_is_no_contradiction_on_its_own() -> No
     """Source text tells of many people under one name ("the youngest Cratchits" at dinner)."""
     source = "Yet every one had had enough, and the youngest Cratchits were steeped in sage and onion."
     result = await judge("Peter Cratchit, the eldest son, wore his father's collar.", source, is_root=True)
-    assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert not result.reasoning.startswith("opposite said of the same person"), result.reasoning
     assert "'youngest' of" not in " ".join(gap.why for gap in result.gaps)
 
 
@@ -503,7 +512,7 @@ def test_a_name_the_nodes_read_hold_is_missing_only_with_a_word_they_lack() -> N
 
     assert verdict("The Cratchit family made a pudding.").verdict is not Verdict.NOT_FULLY_SUPPORTED
     surgeon = verdict("A London surgeon made a pudding.")
-    assert surgeon.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert surgeon.verdict is Verdict.INCONCLUSIVE  # a missing name asks for a look (issue 39)
     assert "'London' is in the nodes read, but not 'surgeon' next to it" in surgeon.reasoning
 
 
@@ -558,7 +567,7 @@ async def test_a_capital_that_only_opens_the_sentence_is_a_word_unless_it_owns_s
         opener = await judge(claim, CHUNK, is_root=False)
         assert opener.verdict is not Verdict.NOT_FULLY_SUPPORTED and "the name" not in opener.reasoning
     owner = await judge("Harwick's ferry would carry grain across the river.", CHUNK, is_root=False)
-    assert owner.verdict is Verdict.NOT_FULLY_SUPPORTED and "the name 'Harwick's'" in owner.reasoning
+    assert owner.verdict is Verdict.INCONCLUSIVE and "the name 'Harwick's'" in owner.reasoning
 
 
 async def test_a_word_said_of_someone_else_in_an_unrelated_sentence_credits_nothing() -> None:
@@ -636,7 +645,7 @@ def test_node_terms_do_not_leak_between_dags_sharing_node_ids() -> None:
     engine = VeriTrail(verifier, TrailConfig())
     engine.verify(first, Claim(id="s#0", text="Mara Voss proposed a ferry in Boston."), "sum")
     result = engine.verify(second, Claim(id="s#0", text="Mara Voss proposed a ferry for Boston."), "sum")
-    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert result.verdict is Verdict.INCONCLUSIVE
     assert "Boston" in [gap.text for gap in result.gaps]
 
 

@@ -69,7 +69,7 @@ async def test_an_acronym_standing_where_the_evidence_spells_it_out_is_no_missin
     evidence = "Photovoltaic installations need a connection to the grid."
     assert (await judge("PV installations need a connection to the grid.", evidence)).verdict is Verdict.FULLY_SUPPORTED
     other = await judge("PV installations need a connection to the grid.", "Solar installations need a connection.")
-    assert other.verdict is Verdict.NOT_FULLY_SUPPORTED and "'PV'" in other.reasoning
+    assert other.verdict is Verdict.INCONCLUSIVE and "'PV'" in other.reasoning
 
 
 def test_a_name_that_does_something_has_no_qualifier_but_a_name_an_article_opens_has() -> None:
@@ -108,3 +108,36 @@ async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared() -> N
     )
     gap = next(g for g in result.gaps if g.text == "1870")
     assert (gap.check, gap.quote) == ("changed number", "The mill on the river opened in 1850.")
+
+
+async def test_a_claim_its_source_mostly_lacks_is_flagged_by_the_absence_check() -> None:
+    evidence = "The cooperative sells maize seed to farmers in the valley every spring."
+    result = await judge(
+        "The cooperative shapes regional policy, drives investment and fosters an enabling environment.",
+        evidence,
+        is_root=True,
+    )
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert result.reasoning.startswith("claim mostly absent check: only ")
+    close = await judge("The cooperative sells maize seed to valley farmers each spring.", evidence, is_root=True)
+    assert close.verdict is Verdict.FULLY_SUPPORTED
+
+
+async def test_a_name_missing_from_close_source_text_asks_for_a_look_and_raises_no_flag() -> None:
+    # on the wild dev set most such flags were true sentences naming a class or a place the
+    # selected sentences do not spell out
+    evidence = "The indexer fills the store with documents and answers queries over them."
+    result = await judge("The SimpleDocumentIndexer fills the store with documents.", evidence, is_root=True)
+    assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED
+    assert "SimpleDocumentIndexer" in result.reasoning
+
+
+async def test_a_rule_firing_on_a_report_read_beside_supporting_source_text_does_not_overturn_it() -> None:
+    claim = Claim(id="c1", text="Mara Voss founded the harbour school in 1850.")
+    source = Excerpt(node_id="t1", text="Mara Voss founded the harbour school in 1850.", is_root=True)
+    report = Excerpt(node_id="r1", text="Mara Voss founded the harbour school in 1870.", is_root=False)
+    assert (await FactsVerifier().judge(claim, [report])).verdict is Verdict.NOT_FULLY_SUPPORTED
+    result = await FactsVerifier().judge(claim, [source, report])
+    assert result.verdict is Verdict.FULLY_SUPPORTED
+    lone = await FactsVerifier().judge(Claim(id="c2", text="Mara Voss founded the harbour school in 1870."), [source])
+    assert lone.verdict is Verdict.NOT_FULLY_SUPPORTED

@@ -98,6 +98,9 @@ class Facts:
     findings: list[Finding] = field(default_factory=list)
     terms: int = 0
     covered: float = 1.0
+    found_share: float = 1.0
+    """The share of the claim's terms the evidence has, each counted once, unweighted: what the
+    "claim mostly absent" check reads (`judge._decision`)."""
     reversals: list[Reversal] = field(default_factory=list)
     """Sentences of the evidence the claim copies and turns around (`copies.py`)."""
     opposed: list[Finding] = field(default_factory=list)
@@ -315,7 +318,11 @@ def claim_facts(
     spans = ours.spans
     partners = name_partners(claim, claim_text, spans)
     matched_positions = {t.position for t in distinct_terms(claim, evidence) if t.key in assessment.matched}
-    facts = Facts(terms=assessment.total, covered=assessment.covered_weight / assessment.weight)
+    facts = Facts(
+        terms=assessment.total,
+        covered=assessment.covered_weight / assessment.weight,
+        found_share=assessment.covered / assessment.total if assessment.total else 1.0,
+    )
     values = dict.fromkeys(FEATURES, 0.0)
 
     def found(kind: str, term: Term, why: str, place: Place | None = None) -> None:
