@@ -351,7 +351,8 @@ def claim_facts(
                 continue  # "PV installations" where the evidence says "photovoltaic installations"
             if qualifier is not None:
                 why = f"'{term.surface}' is in the nodes read, but not '{qualifier.surface}' next to it"
-                found("missing_name", term, why)
+                values["missing_name"] += 1
+                facts.findings.append(Finding("missing_beside", term.surface, spans.get(term.position), why))
                 continue
             run = [p for p in _run_of(claim, term.position) if p in absent_positions]
             reported.update(run)
