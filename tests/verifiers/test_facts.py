@@ -531,6 +531,42 @@ def test_a_description_need_not_repeat_the_name_its_node_is_for() -> None:
     assert result.verdict is Verdict.FULLY_SUPPORTED, result.iterations[0].reasoning
 
 
+MILL = (
+    "Mara Voss kept the mill for her father for many years. In the spring floods the river rose over "
+    "the lower fields, and the mill wheel broke."
+)
+
+
+def test_a_name_no_text_of_the_trail_holds_is_never_fully_supported() -> None:
+    """The source holds the mill, the floods and Mara Voss but never names a buyer: the rest of
+    the claim is near enough to pass, the buyer is who the claim is about. Such a name may stand
+    for someone the source calls otherwise, so it asks for a look (Inconclusive), it does not flag."""
+    nodes = [
+        Node(id="text_unit:1", text=MILL, stage=1),
+        Node(id="report:1", text="Mara Voss sold the broken mill to Tomas Keller after the spring floods.", stage=4),
+    ]
+    dag = DAG.from_records(nodes, [("text_unit:1", "report:1")])
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=nodes[-1].text), "report:1")
+    assert result.verdict is Verdict.INCONCLUSIVE and result.error_stages == []
+    assert result.reasoning.startswith("'Tomas Keller' in none of the texts the trail read")
+
+
+def test_a_name_in_a_text_the_trail_read_is_no_invention() -> None:
+    """The same claim, where a text the trail read (the source chunk, an entity) names the buyer
+    in a sentence not selected: the check reads whole nodes, not the sentences kept."""
+    claim = "Mara Voss sold the broken mill to Tomas Keller after the spring floods."
+    chunk = analyze(MILL).key_set
+
+    def verdict(trail: str) -> Verdict:
+        return judge_facts(
+            claim, [MILL], shipped_model(), LexicalConfig(), chunk, [True], analyze(trail).key_set
+        ).verdict
+
+    assert verdict(MILL) is Verdict.INCONCLUSIVE
+    assert verdict(f"{MILL} The deed was signed by Tomas Keller.") is Verdict.FULLY_SUPPORTED
+    assert verdict(f"{MILL} The deed was signed by TOMAS_KELLER.") is Verdict.FULLY_SUPPORTED
+
+
 async def test_a_supposition_in_the_evidence_is_not_a_fact() -> None:
     evidence = "Scrooge said that if he stopped half-a-crown for the day the clerk would think himself ill-used."
     result = await judge("Scrooge stopped half a crown from the clerk's wages.", evidence, is_root=False)

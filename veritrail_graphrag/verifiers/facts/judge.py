@@ -86,16 +86,22 @@ def raised_by(check: str, why: str, quote: str = "") -> str:
     return f"{check} check: {why}{said}"
 
 
-def _reasoning(facts: Facts, p: float, verdict: Verdict, raised: Sequence[Finding]) -> str:
+def _reasoning(facts: Facts, p: float, verdict: Verdict, raised: Sequence[Finding], unread: Sequence[str] = ()) -> str:
     """For a flag, which check raised it and the evidence sentence it compared the claim with,
-    first; then the other findings, the share of terms found and P(supported)."""
+    first; for a claim naming what the trail never read, those names; then the other findings,
+    the share of terms found and P(supported)."""
     shown = [f for f in facts.findings if f.kind != "missing_words" and f not in raised][:_FINDINGS_SHOWN]
     words = [f.text for f in facts.findings if f.kind == "missing_words"]
     parts = [f.why for f in shown]
     if words:
         parts.append("words not in the evidence: " + ", ".join(f"'{w}'" for w in words))
     covered = f"{facts.covered:.0%} of its terms found"
-    if verdict is Verdict.FULLY_SUPPORTED and facts.missing_anchor:
+    if unread:
+        lead = (
+            f"{', '.join(repr(name) for name in unread)} in none of the texts the trail read (whole nodes, not only "
+            "the sentences selected): a name the source never gives, or another name for one it does"
+        )
+    elif verdict is Verdict.FULLY_SUPPORTED and facts.missing_anchor:
         lead = (
             "nothing checkable is contradicted; a name or number is missing from source text that is far from the claim"
         )
@@ -159,6 +165,12 @@ def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     return _decision(facts, model, from_source)[0]
 
 
+def _unread(facts: Facts, trail_keys: frozenset[str]) -> list[str]:
+    """The claim's names (as `claim_facts` reports them missing) of which no word is in any text
+    the trail read."""
+    return [f.text for f in facts.findings if f.kind == "missing_name" and not analyze(f.text).key_set & trail_keys]
+
+
 def judge_facts(
     claim_text: str,
     evidence_texts: Sequence[str],
@@ -166,11 +178,19 @@ def judge_facts(
     config: LexicalConfig,
     read_keys: frozenset[str] = frozenset(),
     roots: Sequence[bool] | None = None,
+    trail_keys: frozenset[str] | None = None,
 ) -> VerdictResult:
     """`roots`: per evidence text, whether it is source text (all of it when not given). Source
     text refers to people and places by pronoun as often as by name, so a name missing from it
     counts only when the evidence is otherwise close to the claim; an intermediate output the claim
-    was written from (a description, a report, a summary) names what it is about."""
+    was written from (a description, a report, a summary) names what it is about.
+
+    `trail_keys`: every term of every node the trail read for the claim, whole. Judged against
+    source text, a claim one of whose names is in none of them is never Fully Supported but
+    Inconclusive: the source never says who or what the claim speaks of ("sells his
+    counting-house to Fred" where no text read names Fred), yet a name also stands for a
+    pronoun or a description the source uses, so it asks for a look rather than flagging. A name
+    that is in the source chunk, if not in the sentences selected, is no such name."""
     kept = [(text, root) for text, root in zip(evidence_texts, roots or [True] * len(evidence_texts), strict=True)]
     texts = [text for text, _ in kept if text.strip()]
     is_root = [root for text, root in kept if text.strip()]
@@ -190,9 +210,16 @@ def judge_facts(
         alone = claim_facts(claim_text, source, config, read_keys, [True] * len(source))
         if alone is not None and _decision(alone, model, from_source=True)[0] is Verdict.FULLY_SUPPORTED:
             facts, verdict, raised = alone, Verdict.FULLY_SUPPORTED, []
+    unread = (
+        _unread(facts, trail_keys)
+        if verdict is Verdict.FULLY_SUPPORTED and any(is_root) and trail_keys is not None
+        else []
+    )
+    if unread:
+        verdict = Verdict.INCONCLUSIVE
     p = model.probability(facts.values)
     gaps = [] if verdict is Verdict.FULLY_SUPPORTED else _gaps(facts.findings)
-    reasoning = _reasoning(facts, p, verdict, raised)
+    reasoning = _reasoning(facts, p, verdict, raised, unread)
     return VerdictResult(verdict=verdict, reasoning=reasoning, score=round(p, 4), gaps=gaps)
 
 

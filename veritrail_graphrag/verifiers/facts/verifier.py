@@ -66,24 +66,32 @@ class NodeTerms:
     once (`veritrail eval`, the Python API), whose node ids repeat with other texts."""
 
     def __init__(self) -> None:
-        self._keys: dict[tuple[str, str, str], frozenset[str]] = {}
+        self._keys: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
         self._named: dict[tuple[str, str], frozenset[str]] = {}
 
     def add(self, claim: Claim, sentences: list[Sentence]) -> None:
+        nodes = self._keys.setdefault((claim.id, claim.text), {})
         named = self._named.get((claim.id, claim.text), frozenset())
         for node_id, keys in _shown_keys(tuple((s.node_id, s.text) for s in sentences)).items():
-            key = (claim.id, claim.text, node_id)
-            previous = self._keys.get(key)
+            previous = nodes.get(node_id)
             # the batch's own set when the node is new to the claim: one set per node shown,
             # shared by every claim shown it, not a copy per claim
-            self._keys[key] = keys if previous is None else previous | keys
+            nodes[node_id] = keys if previous is None else previous | keys
             named |= _id_keys(node_id)
         self._named[(claim.id, claim.text)] = named
 
     def of(self, claim: Claim, excerpts: list[Excerpt]) -> frozenset[str]:
-        nodes = {n for excerpt in excerpts for n in (excerpt.node_id, *excerpt.covers)}
+        nodes = self._keys.get((claim.id, claim.text), {})
         named = self._named.get((claim.id, claim.text), frozenset())
-        return named.union(*(self._keys.get((claim.id, claim.text, n), frozenset()) for n in nodes))
+        return named.union(
+            *(nodes.get(n, frozenset()) for excerpt in excerpts for n in (excerpt.node_id, *excerpt.covers))
+        )
+
+    def trail(self, claim: Claim) -> frozenset[str]:
+        """Every term of every node read for the claim so far, whole (not only the sentences
+        selected), and the names their ids give: what the trail has seen anywhere."""
+        named = self._named.get((claim.id, claim.text), frozenset())
+        return named.union(*self._keys.get((claim.id, claim.text), {}).values())
 
 
 class FactsVerifier(LexicalVerifier):
@@ -110,7 +118,8 @@ class FactsVerifier(LexicalVerifier):
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
         texts = [excerpt.text for excerpt in excerpts]
         roots = [excerpt.is_root for excerpt in excerpts]
-        return judge_facts(claim.text, texts, self.model, self.config, self.read.of(claim, excerpts), roots)
+        read = self.read.of(claim, excerpts)
+        return judge_facts(claim.text, texts, self.model, self.config, read, roots, self.read.trail(claim))
 
     async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
