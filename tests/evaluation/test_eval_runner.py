@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veritrail_graphrag.dag import DagFile, Node
+from veritrail_graphrag.evaluation.counting import counting
 from veritrail_graphrag.evaluation.items import BenchmarkItem, LabeledClaim, LoadedBenchmark
 from veritrail_graphrag.evaluation.render import render_markdown, tables
 from veritrail_graphrag.evaluation.runner import evaluate
@@ -12,6 +13,7 @@ from veritrail_graphrag.evaluation.splits import Split, select
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UsageLedger
 from veritrail_graphrag.models import Agreement, Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
+from veritrail_graphrag.verifiers.base import LocatesInventions
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
 
 SOURCE = "The mill opened in 1850. The river powers the mill."
@@ -177,6 +179,7 @@ def test_the_verifier_is_measured_with_its_capabilities() -> None:
     outcome = next(o for o in report.outcomes if o.item_id == "interpretive")
     assert outcome.verdict is Verdict.INCONCLUSIVE
     assert report.cost.calls_by_kind["judge"] >= report.cost.claims
+    assert isinstance(counting(FactsVerifier()), LocatesInventions)  # the stage that wrote the invention
 
 
 class SampledKeywordVerifier(KeywordVerifier):

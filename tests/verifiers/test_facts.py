@@ -490,7 +490,7 @@ def test_a_synonym_in_an_intermediate_output_leaves_the_error_stage_named() -> N
     an intermediate output it does not stop the trail from naming the stage whose number the
     source contradicts (an Inconclusive iteration would leave no stage to name)."""
     nodes = [
-        Node(id="chunk", text="Mara Voss kept the mill for her father, and in 1850 the mill opened.", stage=1),
+        Node(id="chunk", text="Mara Voss kept the mill by the river, and in 1850 the mill opened.", stage=1),
         Node(id="description", text="Mara Voss runs the mill, which opened in 1851.", stage=2),
         Node(id="report", text="Mara Voss manages the mill, which opened in 1851.", stage=3),
     ]
@@ -498,6 +498,26 @@ def test_a_synonym_in_an_intermediate_output_leaves_the_error_stage_named() -> N
     result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=nodes[-1].text), "report")
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [2]
     assert "'runs' where the claim says 'manages'" in result.iterations[0].reasoning
+
+
+def test_the_error_stage_is_the_first_whose_text_holds_the_invention() -> None:
+    """A relationship description (stage 2) changed the year and two reports copied it: the last
+    Fully Supported iteration read the description and a sub-community report together (the
+    paper's rule names stages 2 and 4), but the wrong year was first written at stage 2."""
+    nodes = [
+        Node(id="text_unit:1", text="Mara Voss kept the mill by the river, and in 1850 the mill opened.", stage=1),
+        Node(id="relationship:MARA VOSS->MILL", text="Mara Voss runs the mill, which opened in 1851.", stage=2),
+        Node(id="report:7", text="Mara Voss runs the mill by the river, which opened in 1851.", stage=4),
+        Node(id="report:9", text="Mara Voss runs the mill by the river, which opened in 1851.", stage=4),
+    ]
+    relationship = "relationship:MARA VOSS->MILL"
+    edges = [("text_unit:1", relationship), (relationship, "report:7"), (relationship, "report:9")]
+    dag = DAG.from_records(nodes, [*edges, ("report:7", "report:9")])
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=nodes[-1].text), "report:9")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert {n for it in result.iterations for n in it.nodes_with_evidence} >= {relationship, "report:7"}
+    assert result.error_stages == [2]
+    assert "'1851'" in result.error_note and f"first written at stage 2, in {relationship}" in result.error_note
 
 
 def test_a_name_the_nodes_read_hold_is_missing_only_with_a_word_they_lack() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from veritrail_graphrag.engine.trail import Iteration
-from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.models import SupportGap, Verdict
 
 
 def error_stages(
@@ -29,3 +29,29 @@ def error_stages(
     if all(it.verdict is Verdict.NOT_FULLY_SUPPORTED for it in iterations):
         return [terminal_stage], "no intermediate output supported the claim: it first appears in the terminal"
     return None, "no iteration was Fully Supported and some were Inconclusive: no stage can be named"
+
+
+def first_holding(
+    gaps: Sequence[SupportGap],
+    iterations: Sequence[Iteration],
+    stage_of: Callable[[str], int],
+    is_root: Callable[[str], bool],
+    holds: Callable[[str], bool],
+) -> tuple[list[int], str] | None:
+    """The earliest stage of the intermediate outputs read on the trail whose text holds the words
+    the verdict found without support (`holds` answers per node id), with its explanation; None
+    when no such text was read. Source text is never blamed: what it holds is no invention."""
+    if not gaps:
+        return None
+    read = sorted({n for it in iterations for n in it.checked if not is_root(n)}, key=lambda n: (stage_of(n), n))
+    holding = [n for n in read if holds(n)]
+    if not holding:
+        return None
+    stage = stage_of(holding[0])
+    nodes = [n for n in holding if stage_of(n) == stage]
+    words = ", ".join(dict.fromkeys(f"'{g.text}'" for g in gaps))
+    named = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "")
+    return [stage], (
+        f"the words without support in the source ({words}) are first written at stage {stage}, in {named}: "
+        "the earliest text read on the trail that holds them"
+    )

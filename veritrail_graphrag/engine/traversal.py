@@ -22,7 +22,7 @@ from veritrail_graphrag.engine.batching import pack_nodes, ranges, shorten
 from veritrail_graphrag.engine.decomposition import DecompositionQueue
 from veritrail_graphrag.engine.evidence import Evidence
 from veritrail_graphrag.engine.languages import LanguageGate, claim_language
-from veritrail_graphrag.engine.localization import error_stages
+from veritrail_graphrag.engine.localization import error_stages, first_holding
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason
 from veritrail_graphrag.engine.verdict_input import VerdictInput
 from veritrail_graphrag.engine.workers import verify_in_processes
@@ -40,6 +40,7 @@ from veritrail_graphrag.models import (
 from veritrail_graphrag.verifiers.base import (
     AbstainsWithoutEvidence,
     KeepsUntracedInconclusive,
+    LocatesInventions,
     Prefilters,
     PromptLimited,
     Verifier,
@@ -440,6 +441,16 @@ class _Trail:
             gaps = []
         elif reason is StopReason.NO_CANDIDATES and verdict is Verdict.INCONCLUSIVE:
             reasoning = f"{reasoning.rstrip(' .')}. {NOT_TRACED_NOTE}" if reasoning.strip() else NOT_TRACED_NOTE
+        if verdict is Verdict.NOT_FULLY_SUPPORTED and isinstance(self.verifier, LocatesInventions):
+            holds = self.verifier.holds
+            located = first_holding(
+                gaps,
+                iterations,
+                self.dag.stage,
+                self.dag.is_root,
+                lambda n: holds(gaps, n, self.dag.node(n).text),
+            )
+            stages, note = located or (stages, note)
         result = ClaimResult(
             claim=self.claim,
             terminal=self.terminal,

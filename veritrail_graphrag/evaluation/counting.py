@@ -13,14 +13,16 @@ evidence is selected, no untraced claim kept Inconclusive), and `veritrail eval`
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
 from typing import cast
 
-from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, SupportGap, VerdictResult
 from veritrail_graphrag.verifiers.base import (
     AbstainsWithoutEvidence,
     Estimates,
     KeepsUntracedInconclusive,
+    LocatesInventions,
     Prefilters,
     PromptLimited,
     Verifier,
@@ -66,6 +68,11 @@ class _Prefilters(CountingVerifier):
         return cast(Prefilters, self.inner).may_be_evidence(claim, sentences)
 
 
+class _LocatesInventions(CountingVerifier):
+    def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool:
+        return cast(LocatesInventions, self.inner).holds(gaps, node_id, text)
+
+
 class _PromptLimited(CountingVerifier):
     @property
     def max_prompt_chars(self) -> int:
@@ -88,6 +95,7 @@ _CAPABILITIES: tuple[tuple[type, type[CountingVerifier]], ...] = (
     (AbstainsWithoutEvidence, _Abstains),
     (KeepsUntracedInconclusive, _KeepsUntraced),
     (Prefilters, _Prefilters),
+    (LocatesInventions, _LocatesInventions),
     (PromptLimited, _PromptLimited),
     (Estimates, _Estimates),
 )

@@ -7,9 +7,10 @@ concurrently; a verifier that does no I/O simply never awaits.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, SupportGap, VerdictResult
 
 
 @runtime_checkable
@@ -73,6 +74,18 @@ class KeepsUntracedInconclusive(Protocol):
 
     @property
     def keeps_untraced_inconclusive(self) -> bool: ...
+
+
+@runtime_checkable
+class LocatesInventions(Protocol):
+    """A verifier that can tell whether a node's text holds the words its verdict found without
+    support in the source (the gaps of a Not Fully Supported claim). The engine then blames the
+    earliest stage whose text read on the trail holds them, where the invention was first written
+    down, rather than only the stage of the last Fully Supported iteration (the paper's rule, kept
+    when no text read holds them): a relation a stage-2 description invented and a report copied is
+    stage 2's error, even when the report was the last text that passed."""
+
+    def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool: ...
 
 
 @runtime_checkable

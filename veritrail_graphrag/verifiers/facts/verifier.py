@@ -11,10 +11,11 @@ against scattered passages) need the LLM verifier.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, VerdictResult
+from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentence, SupportGap, VerdictResult
 from veritrail_graphrag.verifiers.facts.judge import judge_facts, judge_without_evidence
 from veritrail_graphrag.verifiers.facts.model import FactsModel, shipped_model
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
@@ -124,6 +125,12 @@ class FactsVerifier(LexicalVerifier):
     async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
         return judge_without_evidence(claim.text, read, from_source=bool(checked) and all(n.is_root for n in checked))
+
+    def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool:
+        """Whether every word of the gaps is in the node (its id's name included), in any of the
+        forms `analyze` gives one key: the text that wrote down what the source lacks."""
+        wanted = frozenset().union(*(analyze(gap.text).key_set for gap in gaps))
+        return bool(wanted) and wanted <= _node_keys(node_id, text)
 
     def settings(self, *, after_run: bool = False) -> dict[str, Any]:
         return {
