@@ -130,7 +130,9 @@ def test_an_index_that_does_not_load_is_reported_with_its_labels(tmp_path: Path)
         (corpus / other).symlink_to(CORPUS / other)
     loaded = load_wild(corpus, path)
     assert not select(loaded.items, Split.TEST)
-    assert any(f"{INDEX}: the index cannot be read, so none of its 3 labels is scored" in w for w in loaded.warnings)
+    warning = " ".join(loaded.warnings)
+    assert "3 test label(s) not scored: the 3 labels of 1 index(es) that cannot be read" in warning
+    assert f"{INDEX}: the index cannot be read, so none of its 3 labels is scored" in warning
 
 
 def test_a_missing_index_folder_is_an_error(tmp_path: Path) -> None:

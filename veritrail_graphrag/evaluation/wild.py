@@ -158,6 +158,7 @@ def _items(corpus: Path, labels: Sequence[WildLabel], split: Split, warnings: li
         by_index[label.index][label.community].append(label)
     items = []
     problems: list[str] = []
+    unread: list[tuple[str, int]] = []
     moved: list[str] = []
     for index_name, reports in sorted(by_index.items()):
         folder = corpus / index_name
@@ -167,7 +168,9 @@ def _items(corpus: Path, labels: Sequence[WildLabel], split: Split, warnings: li
         try:
             index = read_index(folder)
         except VeriTrailError as exc:
-            problems.append(f"{index_name}: the index cannot be read, so none of its {count} labels is scored ({exc})")
+            unread.append(
+                (f"{index_name}: the index cannot be read, so none of its {count} labels is scored ({exc})", count)
+            )
             continue
         for community, chosen in sorted(reports.items()):
             report = f"report:{community}"
@@ -193,19 +196,31 @@ def _items(corpus: Path, labels: Sequence[WildLabel], split: Split, warnings: li
                     split=split,
                 )
             )
-    if problems:
-        warnings.append(
-            f"{len(problems)} {split} label(s) not scored (their claim was not found as labelled): "
-            + "; ".join(problems[:_SHOWN_PROBLEMS])
-            + (f"; and {len(problems) - _SHOWN_PROBLEMS} more" if len(problems) > _SHOWN_PROBLEMS else "")
-        )
+    warnings += _not_scored(split, unread, problems)
     if moved:
-        warnings.append(
-            f"{len(moved)} {split} label(s) scored at another sentence number, same words: "
-            + "; ".join(moved[:_SHOWN_PROBLEMS])
-            + (f"; and {len(moved) - _SHOWN_PROBLEMS} more" if len(moved) > _SHOWN_PROBLEMS else "")
-        )
+        warnings.append(f"{len(moved)} {split} label(s) scored at another sentence number, same words: " + _few(moved))
     return items
+
+
+def _few(problems: Sequence[str]) -> str:
+    shown = "; ".join(problems[:_SHOWN_PROBLEMS])
+    return shown + (f"; and {len(problems) - _SHOWN_PROBLEMS} more" if len(problems) > _SHOWN_PROBLEMS else "")
+
+
+def _not_scored(split: Split, unread: Sequence[tuple[str, int]], problems: Sequence[str]) -> list[str]:
+    """One warning counting every label left out, those of indexes that cannot be read (each
+    named, with its count) and those whose claim was not found as labelled (each named)."""
+    lost = sum(count for _, count in unread)
+    if not unread and not problems:
+        return []
+    parts = []
+    if unread:
+        parts.append(
+            f"the {lost} labels of {len(unread)} index(es) that cannot be read: " + "; ".join(w for w, _ in unread)
+        )
+    if problems:
+        parts.append(f"{len(problems)} whose claim was not found as labelled: {_few(problems)}")
+    return [f"{lost + len(problems)} {split} label(s) not scored: " + "; ".join(parts)]
 
 
 def load_wild(data_dir: Path, labels: Path | None = None) -> LoadedBenchmark:
