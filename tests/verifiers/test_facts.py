@@ -500,24 +500,45 @@ def test_a_synonym_in_an_intermediate_output_leaves_the_error_stage_named() -> N
     assert "'runs' where the claim says 'manages'" in result.iterations[0].reasoning
 
 
-def test_the_error_stage_is_the_first_whose_text_holds_the_invention() -> None:
-    """A relationship description (stage 2) changed the year and two reports copied it: the last
-    Fully Supported iteration read the description and a sub-community report together (the
-    paper's rule names stages 2 and 4), but the wrong year was first written at stage 2."""
+RELATIONSHIP = "relationship:MARA VOSS->MILL"
+
+
+def _copied_from_a_description(description: str, claim: str) -> DAG:
+    """A relationship description (stage 2) written from a chunk, and two reports (stage 4)
+    written from it, the second also from the first (a sub-community report)."""
+    chunk = "Mara Voss kept the mill by the river for her father, and in 1850 the mill opened."
     nodes = [
-        Node(id="text_unit:1", text="Mara Voss kept the mill by the river, and in 1850 the mill opened.", stage=1),
-        Node(id="relationship:MARA VOSS->MILL", text="Mara Voss runs the mill, which opened in 1851.", stage=2),
-        Node(id="report:7", text="Mara Voss runs the mill by the river, which opened in 1851.", stage=4),
-        Node(id="report:9", text="Mara Voss runs the mill by the river, which opened in 1851.", stage=4),
+        Node(id="text_unit:1", text=chunk, stage=1),
+        Node(id=RELATIONSHIP, text=description, stage=2),
+        Node(id="report:7", text=claim, stage=4),
+        Node(id="report:9", text=claim, stage=4),
     ]
-    relationship = "relationship:MARA VOSS->MILL"
-    edges = [("text_unit:1", relationship), (relationship, "report:7"), (relationship, "report:9")]
-    dag = DAG.from_records(nodes, [*edges, ("report:7", "report:9")])
-    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=nodes[-1].text), "report:9")
+    edges = [("text_unit:1", RELATIONSHIP), (RELATIONSHIP, "report:7"), (RELATIONSHIP, "report:9")]
+    return DAG.from_records(nodes, [*edges, ("report:7", "report:9")])
+
+
+def test_the_error_stage_is_the_first_whose_text_holds_the_invention() -> None:
+    """The description invented a cooperative and two reports copied it: the last Fully Supported
+    iteration read the description and the sub-community report together (the paper's rule names
+    stages 2 and 4), but the words the source lacks were first written at stage 2."""
+    claim = "Mara Voss founded a shipping cooperative with merchants of three coastal provinces."
+    dag = _copied_from_a_description(f"Mara Voss runs the mill, and she {claim[10:]}", claim)
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=claim), "report:9")
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
-    assert {n for it in result.iterations for n in it.nodes_with_evidence} >= {relationship, "report:7"}
+    assert {n for it in result.iterations for n in it.nodes_with_evidence} >= {RELATIONSHIP, "report:7"}
     assert result.error_stages == [2]
-    assert "'1851'" in result.error_note and f"first written at stage 2, in {relationship}" in result.error_note
+    assert "'cooperative'" in result.error_note and f"first written at stage 2, in {RELATIONSHIP}" in result.error_note
+
+
+def test_a_contradiction_keeps_the_papers_error_stage() -> None:
+    """A year the source gives otherwise: the changed year is in the description and in both
+    reports, and any earlier text may hold the same number for something else, so its words say
+    nothing of which stage changed it; the last Fully Supported iteration names the stages."""
+    claim = "Mara Voss runs the mill by the river, which opened in 1851."
+    dag = _copied_from_a_description("Mara Voss runs the mill, which opened in 1851.", claim)
+    result = VeriTrail(FactsVerifier(), TrailConfig(q=1)).verify(dag, Claim(id="c1", text=claim), "report:9")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [2, 4]
+    assert "last Fully Supported" in result.error_note
 
 
 def test_a_name_the_nodes_read_hold_is_missing_only_with_a_word_they_lack() -> None:

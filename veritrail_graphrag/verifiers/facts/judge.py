@@ -63,6 +63,9 @@ CHECKS = {
 }
 """The checks that can make a claim Not Fully Supported, by the kind of finding they raise, in
 the words a reviewer reads."""
+CONTRADICTING = frozenset(CHECKS[kind] for kind in ("reversed", "opposed", *CONTRADICTIONS))
+"""The checks that find the source saying otherwise rather than nothing: the words they mark are
+in the source, so a stage that holds them need not be the one that wrote the error."""
 ABSENT = "claim mostly absent"
 """The check that flags a claim almost none of whose words are in its evidence."""
 
