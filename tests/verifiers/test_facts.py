@@ -80,11 +80,37 @@ def test_a_changed_fact_is_not_fully_supported_and_named(claim: str, named: str 
 def test_a_name_its_evidence_lacks_asks_for_a_look_and_is_named() -> None:
     # a missing name no longer flags (issue 39): on real indexes most such flags were true claims
     # naming what the sentences read do not spell out; Inconclusive, with the name marked
-    claim = "Mara Voss proposed a ferry to carry grain across the Severn river."
+    claim = "Mara Voss proposed a ferry to carry grain across the Severn."
     result = trace(claim)
     assert result.verdict is Verdict.INCONCLUSIVE, result.reasoning
     gap = next(g for g in result.gaps if g.text == "Severn")
     assert claim[gap.start : gap.end] == "Severn"
+
+
+def test_a_name_and_the_word_it_qualifies_both_missing_flag() -> None:
+    """ "the Severn river" where no node read names the Severn or any river: the whole phrase is
+    the claim's own, not a name the sentences read happen not to spell out."""
+    result = trace("Mara Voss proposed a ferry to carry grain across the Severn river.")
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert "neither 'Severn' nor 'river' next to it is in the nodes read" in result.reasoning
+
+
+def test_a_name_no_output_it_was_written_from_holds_flags_when_little_else_is_there() -> None:
+    """Against the outputs a claim was written from, a name none of them holds flags when most of
+    the claim is missing too (P below `UNNAMED_BELOW`); when the rest is there, it asks for a look.
+    Against source text, which names people and places less, it never flags on its own."""
+    selected = "Mara Voss ran a ferry after the bridge collapsed, and the council paid for a rope."
+    read = analyze(selected).key_set
+
+    def verdict(claim: str, source: bool):
+        return judge_facts(claim, [selected], shipped_model(), LexicalConfig(), read, [source])
+
+    invented = verdict("Mara Voss later opened a bakery for the orphaned children of Kettering.", source=False)
+    assert invented.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert invented.reasoning.startswith("missing name check: the name 'Kettering' is not in the evidence")
+    close = "Mara Voss ran the ferry to Kettering after the bridge collapsed."
+    assert verdict(close, source=False).verdict is Verdict.INCONCLUSIVE
+    assert verdict(close, source=True).verdict is Verdict.INCONCLUSIVE
 
 
 @pytest.mark.parametrize(

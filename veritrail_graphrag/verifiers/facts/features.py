@@ -260,10 +260,11 @@ def _looks_named(term: Term, claim: TextTerms) -> bool:
 def _qualifier(term: Term, absent_at: dict[int, Term], read_keys: frozenset[str], claim: Written) -> Term | None:
     """The word next to a name or number that the evidence also lacks ("a London surgeon", "twenty
     years"): the nodes may mention London elsewhere, but the thing the claim says about it is
-    not in what was selected. For a name, only a word that the nodes read lack as well: "the
-    hardships faced by the Cratchit family" where the Cratchits' descriptions speak of their
-    family (on the fixture index such words made report sentences Not Fully Supported for a name
-    the report's own inputs are full of); and only in the name's own phrase, a name an article
+    not in what was selected; or they mention neither, and the whole phrase is the claim's own.
+    For a name, only a word that the nodes read lack as well: "the hardships faced by the Cratchit
+    family" where the Cratchits' descriptions speak of their family (on the fixture index such
+    words made report sentences Not Fully Supported for a name the report's own inputs are full
+    of); and only in the name's own phrase, a name an article
     opens ("a London surgeon") with nothing but a space before the word: a name that does
     something ("JONES operates ...", "'HUMANMESSAGE' extend ...") is no qualified name, and on the
     wild dev set every such flag was a true sentence. The word after is named first: it is what
@@ -339,7 +340,7 @@ def claim_facts(
     for term in assessment.absent:
         if term.position in reported:
             continue  # another word of a name already reported whole
-        qualifier = _qualifier(term, absent_at, read_keys, ours) if term.key in read_keys else None
+        qualifier = _qualifier(term, absent_at, read_keys, ours)
         if term.kind in ("name", "number") and term.key in read_keys and qualifier is None:
             continue
         if term.kind == "name" and not _looks_named(term, claim):
@@ -350,7 +351,11 @@ def claim_facts(
             if _spelled_out(term, claim, analyzed, assessment.matched):
                 continue  # "PV installations" where the evidence says "photovoltaic installations"
             if qualifier is not None:
-                why = f"'{term.surface}' is in the nodes read, but not '{qualifier.surface}' next to it"
+                why = (
+                    f"'{term.surface}' is in the nodes read, but not '{qualifier.surface}' next to it"
+                    if term.key in read_keys
+                    else f"neither '{term.surface}' nor '{qualifier.surface}' next to it is in the nodes read"
+                )
                 values["missing_name"] += 1
                 facts.findings.append(Finding("missing_beside", term.surface, spans.get(term.position), why))
                 continue

@@ -128,6 +128,16 @@ that the source holds less than 30% of were unsupported three times in four, and
 claims rarely fall below it: report prose paraphrases, it does not leave its source behind."""
 
 
+UNNAMED_BELOW = 0.45
+"""Judged against intermediate outputs (the descriptions, reports or summaries a claim was
+written from), a claim naming what no node read holds anywhere is Not Fully Supported when its
+P(supported) is below this too: little else of it is there either ("an orphanage for the poor
+children of London" against descriptions of Scrooge). Set on the wild dev set (2026-11-27): below
+0.45 such flags were 2 of 2 right, between it and `not_supported_below` 0 of 4, those names being
+in an input of the report that the DAG does not link to it (a relationship with one end outside
+the community)."""
+
+
 def _decision(facts: Facts, model: FactsModel, from_source: bool) -> tuple[Verdict, list[Finding]]:
     """The verdict (see `decide`) and, for a flag, the findings of the checks that raised it (none
     when most of the claim is not in the evidence)."""
@@ -141,6 +151,9 @@ def _decision(facts: Facts, model: FactsModel, from_source: bool) -> tuple[Verdi
         return Verdict.NOT_FULLY_SUPPORTED, beside
     if facts.covered < model.min_covered or (from_source and facts.found_share < SOURCE_ABSENT_BELOW):
         return Verdict.NOT_FULLY_SUPPORTED, []
+    unnamed = [f for f in facts.findings if f.kind == "missing_name"]
+    if unnamed and not from_source and p < UNNAMED_BELOW:
+        return Verdict.NOT_FULLY_SUPPORTED, unnamed
     swapped = facts.one_word_changed and from_source
     missing = facts.missing_anchor and close and p < model.not_supported_below
     return (Verdict.INCONCLUSIVE if p < model.inconclusive_below or swapped or missing else Verdict.FULLY_SUPPORTED), []
@@ -152,11 +165,13 @@ def decide(facts: Facts, model: FactsModel, from_source: bool) -> Verdict:
     evidence that it copies (`copies.py`); when an intermediate output says of the same person
     another place in age or kin (`relations.opposed_beside`; source text is left out, it tells of
     many people under one name, "the youngest Cratchits" against "Peter Cratchit, the eldest
-    son"); when a name the nodes read hold stands beside a word they lack ("a London surgeon")
-    and P(supported) is low; when almost nothing of the claim is in the evidence, or less than
-    `SOURCE_ABSENT_BELOW` of it is in source text. Inconclusive when a name or number is missing
-    and P is low (on the wild dev set such flags were true claims five times in seven: a class, a
-    nationality, an acronym the selected sentences do not spell out), or when P is low otherwise.
+    son"); when a name stands beside a word the nodes read lack, whether or not they hold the name
+    ("a London surgeon"), and P(supported) is low; when a name is in none of the intermediate
+    outputs read and P is below `UNNAMED_BELOW`; when almost nothing of the claim is in the
+    evidence, or less than `SOURCE_ABSENT_BELOW` of it is in source text. Inconclusive when a name
+    or number is missing otherwise and P is low (on the wild dev set such flags were true claims
+    five times in seven: a class, a nationality, an acronym the selected sentences do not spell
+    out), or when P is low otherwise.
     Wording the evidence does not share is never an alarm on its own, nor is one word standing
     where the evidence has another (an opposite somewhere in it, a swap): on the dev splits that is
     a synonym as often as a changed fact, so it lowers P and is named, nothing more. Against source
