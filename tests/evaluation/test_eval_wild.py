@@ -9,13 +9,24 @@ from pathlib import Path
 
 import pytest
 from samples import SHARED, needs_shared
+from typer.testing import CliRunner
+
+import veritrail_graphrag.cli as cli
 
 from veritrail_graphrag.evaluation.catalog import load_benchmark
 from veritrail_graphrag.evaluation.errors import BenchmarkDataError
 from veritrail_graphrag.evaluation.items import Split
 from veritrail_graphrag.evaluation.session import chosen_split
 from veritrail_graphrag.evaluation.splits import select
-from veritrail_graphrag.evaluation.wild import claim_key, dev_labels_path, find_corpus, load_wild, read_labels
+from veritrail_graphrag.evaluation.wild import (
+    HELDOUT_LABELS,
+    claim_key,
+    dev_labels_path,
+    find_corpus,
+    heldout_labels_path,
+    load_wild,
+    read_labels,
+)
 
 CORPUS = SHARED / "fixtures" / "graphrag-wild"
 INDEX = "khmelkoff__jm_project"
@@ -70,8 +81,14 @@ def test_the_default_split_is_dev_for_wild_without_test_labels(tmp_path: Path) -
     assert chosen_split("wild", None, None) is Split.DEV
     assert chosen_split("wild", None, tmp_path / "test.jsonl") is Split.TEST
     assert chosen_split("summedits", None, None) is Split.TEST
-    with pytest.raises(BenchmarkDataError, match="only the dev labels are shipped"):
-        chosen_split("wild", "test", None)
+    assert chosen_split("wild", "test", None) is Split.TEST  # the shipped held-out labels
+
+
+def test_the_held_out_labels_share_no_report_with_the_dev_labels() -> None:
+    """Issue 39: the top reports of five indexes are kept for measurement; the dev set never takes them."""
+    held_out, dev = read_labels(heldout_labels_path()), read_labels(dev_labels_path())
+    assert len(held_out) == 348 and sum(label.label == "unsupported" for label in held_out) >= 40
+    assert not {(x.index, x.community) for x in held_out} & {(x.index, x.community) for x in dev}
 
 
 def test_labels_are_refused_for_a_benchmark_that_has_its_own(tmp_path: Path) -> None:
@@ -138,3 +155,14 @@ def test_an_index_that_does_not_load_is_reported_with_its_labels(tmp_path: Path)
 def test_a_missing_index_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(BenchmarkDataError, match="no index folder"):
         load_wild(tmp_path)
+
+
+@needs_shared(CORPUS)
+def test_the_test_split_scores_the_shipped_held_out_labels(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli.app, ["eval", "wild", "--split", "test", "--limit", "1", "--data", str(CORPUS), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "wild-test-facts-limit1.json").read_text())
+    assert report["split"] == "test" and report["units"] >= 1
+    assert HELDOUT_LABELS in " ".join(report["notes"])

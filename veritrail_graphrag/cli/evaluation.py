@@ -54,7 +54,10 @@ def eval_command(
     ] = False,
     labels: Annotated[
         Path | None,
-        typer.Option(help="wild: a labels file in the shipped dev labels' format, scored as the test split."),
+        typer.Option(
+            help="wild: a labels file in the shipped labels' format, scored as the test split "
+            "(default with --split test: the shipped held-out labels)."
+        ),
     ] = None,
     *,
     flags: EvalFlags,

@@ -13,6 +13,7 @@ from veritrail_graphrag.evaluation.render import render_markdown
 from veritrail_graphrag.evaluation.results import EvalReport
 from veritrail_graphrag.evaluation.runner import evaluate
 from veritrail_graphrag.evaluation.splits import Split
+from veritrail_graphrag.evaluation.wild import heldout_labels_path
 from veritrail_graphrag.files import write_together
 from veritrail_graphrag.models import TrailConfig
 from veritrail_graphrag.verifiers.registry import VerifierSpec, prepare_verifier
@@ -59,18 +60,14 @@ def report_paths(report: EvalReport, out_dir: Path) -> tuple[Path, Path]:
 
 
 def chosen_split(benchmark: str, split: str | None, labels: Path | None) -> Split:
-    """`--split`, by default test; for the wild benchmark, whose shipped labels are its dev split,
-    dev unless `--labels` names the test labels."""
+    """`--split`, by default test; for the wild benchmark, which is tuned on, dev unless `--labels`
+    names test labels (its shipped test split is the held-out labels, scored with `--split test`)."""
     if split is None:
         return Split.DEV if benchmark == LABELLED and labels is None else Split.TEST
     try:
         chosen = Split(split)
     except ValueError:
         raise BenchmarkDataError(f"--split {split!r}: choose dev or test") from None
-    if benchmark == LABELLED and chosen is Split.TEST and labels is None:
-        raise BenchmarkDataError(
-            f"{LABELLED}: only the dev labels are shipped; its test split is a labels file you pass with --labels FILE"
-        )
     return chosen
 
 
@@ -126,6 +123,8 @@ def run_eval(
     `llm`); `config` the traversal (default: the decomposition depth the verifier's prompts call
     for); `exclude_no_agreement` leaves units whose samples agreed on no evidence out of AUROC."""
     chosen = chosen_split(benchmark, split, labels)
+    if benchmark == LABELLED and chosen is Split.TEST and labels is None:
+        labels = heldout_labels_path()
     loaded = load_benchmark(benchmark, data_dir, labels)
     spec = (spec or VerifierSpec()).model_copy(update={"name": verifier})
     prepared = prepare_verifier(spec)

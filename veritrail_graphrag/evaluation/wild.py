@@ -38,6 +38,7 @@ from veritrail_graphrag.models import Claim
 
 CORPUS_FOLDER = "graphrag-wild"
 DEV_LABELS = "dev.jsonl"
+HELDOUT_LABELS = "heldout.jsonl"
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 _WORDS = re.compile(r"\w+")
 _SHOWN_PROBLEMS = 12
@@ -72,6 +73,12 @@ class WildLabel(BaseModel):
 
 def dev_labels_path() -> Path:
     return Path(str(files("veritrail_graphrag.evaluation") / "wild_labels" / DEV_LABELS))
+
+
+def heldout_labels_path() -> Path:
+    """The held-out labels (the top reports of five indexes, which the dev set never takes):
+    measured, never tuned on (`wild_labels/HELDOUT.md`)."""
+    return Path(str(files("veritrail_graphrag.evaluation") / "wild_labels" / HELDOUT_LABELS))
 
 
 def read_labels(path: Path) -> list[WildLabel]:
