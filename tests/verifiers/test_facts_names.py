@@ -110,15 +110,21 @@ async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared() -> N
     assert (gap.check, gap.quote) == ("changed number", "The mill on the river opened in 1850.")
 
 
-async def test_a_claim_its_source_mostly_lacks_is_flagged_by_the_absence_check() -> None:
+async def test_a_claim_its_source_mostly_lacks_asks_for_a_look() -> None:
+    """Commentary and paraphrase far from the source (most such claims of real reports, and all
+    of a sample on a novel) are Inconclusive, not flagged; such a claim that brings names or
+    numbers of its own, which no source node read holds, is flagged."""
     evidence = "The cooperative sells maize seed to farmers in the valley every spring."
     result = await judge(
         "The cooperative shapes regional policy, drives investment and fosters an enabling environment.",
         evidence,
         is_root=True,
     )
-    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
-    assert result.reasoning.startswith("claim mostly absent check: only ")
+    assert result.verdict is Verdict.INCONCLUSIVE
+    assert result.reasoning.startswith("nothing checkable is contradicted, but the evidence is too far")
+    named = await judge("The cooperative shapes the policy of Kenya through three ministries.", evidence, is_root=True)
+    assert named.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert named.reasoning.startswith("claim mostly absent check: only ")
     close = await judge("The cooperative sells maize seed to valley farmers each spring.", evidence, is_root=True)
     assert close.verdict is Verdict.FULLY_SUPPORTED
 

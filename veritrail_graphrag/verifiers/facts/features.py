@@ -99,8 +99,8 @@ class Facts:
     terms: int = 0
     covered: float = 1.0
     found_share: float = 1.0
-    """The share of the claim's terms the evidence has, each counted once, unweighted: what the
-    "claim mostly absent" check reads (`judge._decision`)."""
+    """The share of the claim's terms the evidence has, each counted once, unweighted: below
+    `judge.SOURCE_ABSENT_BELOW` in source text, the claim is too far from it to judge."""
     reversals: list[Reversal] = field(default_factory=list)
     """Sentences of the evidence the claim copies and turns around (`copies.py`)."""
     opposed: list[Finding] = field(default_factory=list)
