@@ -8,32 +8,25 @@ Not Fully Supported verdict only: an Inconclusive verdict asks for a look, it do
 Claims labelled uncheckable have no right answer, so a flag on one is counted on its own and
 enters neither precision nor recall.
 
-Intervals are Wilson score intervals (95%): closed-form, defined at 0 and at n, and sound for the
-small counts of one index. They treat claims as independent; claims of one report are not (an
+Intervals are Wilson score intervals (95%, the one `compare` computes with scipy): defined at 0
+and at n, and sound for the small counts of one index. They treat claims as independent; claims of one report are not (an
 invented relation is often restated in several sentences), so read them as a lower bound on the
 uncertainty.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-Z95 = 1.959964
-"""The standard normal quantile of a two-sided 95% interval."""
+from veritrail_graphrag.compare.stats import proportion_interval
 
 
-def wilson(count: int, total: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of `count` successes in `total` trials; (0, 1) when `total` is 0."""
-    if total == 0:
-        return 0.0, 1.0
-    share = count / total
-    centre = share + z * z / (2 * total)
-    spread = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total))
-    denominator = 1 + z * z / total
-    return max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator)
+def wilson(count: int, total: int) -> tuple[float, float]:
+    """The Wilson score interval of `count` successes in `total` trials; (0, 1) when `total` is 0
+    (no claim of that kind: anything is possible)."""
+    return (0.0, 1.0) if total == 0 else proportion_interval(count, total)
 
 
 class Rate(BaseModel):

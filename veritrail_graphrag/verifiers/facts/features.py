@@ -434,7 +434,7 @@ def claim_facts(
     outputs = [
         written(text) for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root
     ]
-    for term, other, name, compared in opposed_beside(written(claim_text), outputs, assessment, read_keys):
+    for term, other, name, compared in opposed_beside(ours, outputs, assessment, read_keys):
         why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
         facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why, compared))
     facts.findings[:0] = facts.opposed
