@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from veritrail_graphrag import event_loop, interruption
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.batching import pack_nodes, ranges, shorten
+from veritrail_graphrag.engine.collector import fewer_collections
 from veritrail_graphrag.engine.decomposition import DecompositionQueue
 from veritrail_graphrag.engine.evidence import Evidence
 from veritrail_graphrag.engine.languages import LanguageGate, claim_language
@@ -131,8 +132,21 @@ class VeriTrail:
         the first failing claim cancels the others; with it, a claim whose verifier failed is
         reported there, left out of the results, and the other claims go on. `workers` above 1
         verifies the claims in that many processes (`workers.py`: for a verifier that calls no
-        model), with the same results.
+        model), with the same results. The garbage collector runs less often meanwhile
+        (`collector.py`).
         """
+        with fewer_collections():
+            return await self._verify_many(dag, claims, terminal, on_result, on_error, workers)
+
+    async def _verify_many(
+        self,
+        dag: DAG,
+        claims: Sequence[Claim],
+        terminal: str | Mapping[str, str] | None,
+        on_result: Callable[[ClaimResult], None] | None,
+        on_error: Callable[[Claim, VerifierError], None] | None,
+        workers: int,
+    ) -> list[ClaimResult]:
         duplicates = [claim_id for claim_id, n in Counter(c.id for c in claims).items() if n > 1]
         if duplicates:
             raise ClaimsError(f"duplicate claim ids: {', '.join(map(repr, duplicates))}", ids=duplicates)
