@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from veritrail_graphrag import interruption
 from veritrail_graphrag.sentences import split_sentences
@@ -147,6 +148,15 @@ def name_partners(claim: TextTerms, text: str, spans: dict[int, tuple[int, int]]
     return partners
 
 
+@lru_cache(maxsize=16384)
+def _suppositions(sentence: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
+    """One evidence sentence read for `_supposed_keys`, once however many claims are shown it: its
+    keys, the keys of each of its conditional clauses, and the keys it states outside them."""
+    clauses = tuple(frozenset(t.key for t in analyze(clause).terms) for clause in _CONDITIONAL.findall(sentence))
+    stated = frozenset(t.key for t in analyze(_CONDITIONAL.sub(" ", sentence)).terms)
+    return analyze(sentence).key_set, clauses, stated
+
+
 def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]) -> dict[str, str]:
     """Keys that occur in the evidence only inside conditional clauses that restate part of the
     claim: two of its terms at least, and at least half of the clause's ("if I was to stop
@@ -163,13 +173,12 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]
     for text in texts:
         interruption.check()
         for sentence in split_sentences(text):
-            about = bool(subject & analyze(sentence).key_set)
-            for clause in _CONDITIONAL.findall(sentence) if about else ():
-                keys = {t.key for t in analyze(clause).terms}
-                shared = len(keys & claim_keys)
-                if shared >= 2 and 2 * shared >= len(keys):
-                    supposed.update(dict.fromkeys(keys - supposed.keys(), " ".join(sentence.split())))
-            asserted |= {t.key for t in analyze(_CONDITIONAL.sub(" ", sentence)).terms}
+            keys, clauses, stated = _suppositions(sentence)
+            for clause in clauses if subject & keys else ():
+                shared = len(clause & claim_keys)
+                if shared >= 2 and 2 * shared >= len(clause):
+                    supposed.update(dict.fromkeys(clause - supposed.keys(), " ".join(sentence.split())))
+            asserted |= stated
     return {key: said for key, said in supposed.items() if key not in asserted}
 
 

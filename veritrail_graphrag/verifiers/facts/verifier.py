@@ -19,6 +19,7 @@ from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentenc
 from veritrail_graphrag.verifiers.facts.judge import CONTRADICTING, judge_facts, judge_without_evidence
 from veritrail_graphrag.verifiers.facts.model import FactsModel, shipped_model
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
+from veritrail_graphrag.verifiers.lexical.select import sentence_keys
 from veritrail_graphrag.verifiers.lexical.text import analyze
 from veritrail_graphrag.verifiers.registry import PreparedVerifier, VerifierSpec
 
@@ -48,9 +49,13 @@ def _id_keys(node_id: str) -> frozenset[str]:
 @lru_cache(maxsize=1024)
 def _shown_keys(batch: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]:
     """Per node of an Evidence Selection batch ((node id, sentence) pairs), the terms of what the
-    batch shows of it: once per batch, however many claims are shown it."""
-    nodes = dict.fromkeys(node_id for node_id, _ in batch)
-    return {node_id: _key_set(" ".join(text for n, text in batch if n == node_id)) for node_id in nodes}
+    batch shows of it: once per batch, however many claims are shown it, from the sentences' keys
+    the selection's index already holds (a node's sentences analysed again as one text cost a
+    tenth of an index audit)."""
+    shown: dict[str, frozenset[str]] = {}
+    for (node_id, _), keys in zip(batch, sentence_keys(tuple(text for _, text in batch)), strict=True):
+        shown[node_id] = shown.get(node_id, frozenset()) | keys
+    return shown
 
 
 def _node_keys(node_id: str, text: str) -> frozenset[str]:

@@ -77,6 +77,13 @@ def _indexed(texts: tuple[str, ...]) -> _Batch | None:
     return _Batch(index, [s.key_set for s in analyzed])
 
 
+def sentence_keys(texts: tuple[str, ...]) -> list[frozenset[str]]:
+    """Each sentence's keys as the batch's index holds them: what a verifier reads of a batch
+    besides the selection costs no second analysis of its sentences."""
+    batch = _indexed(texts)
+    return batch.key_sets if batch is not None else [frozenset()] * len(texts)
+
+
 def _selected_indices(queries: Sequence[list[str]], texts: tuple[str, ...], config: LexicalConfig) -> set[int]:
     batch = _indexed(texts)
     if batch is None:
