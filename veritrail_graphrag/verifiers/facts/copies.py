@@ -239,9 +239,17 @@ def _phrased(pairs: Sequence[tuple[int, int]]) -> set[int]:
     return {c for c, s in pairs if any(c + step in where and 0 < abs(where[c + step] - s) <= 2 for step in (-1, 1))}
 
 
+@lru_cache(maxsize=4096)
+def _matcher(sentence_keys: tuple[str, ...]) -> SequenceMatcher[str]:
+    """A matcher holding the sentence's side, whose index of positions by key `SequenceMatcher`
+    builds once for the second sequence: an evidence sentence is aligned with many claims."""
+    return SequenceMatcher(None, (), sentence_keys, autojunk=False)
+
+
 def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, int]]:
     """(claim term, sentence term) pairs that share a key, in both texts' order."""
-    matcher = SequenceMatcher(None, keys, [term.key for term in sentence], autojunk=False)
+    matcher = _matcher(tuple(term.key for term in sentence))
+    matcher.set_seq1(keys)
     return [(b.a + k, b.b + k) for b in matcher.get_matching_blocks() for k in range(b.size)]
 
 

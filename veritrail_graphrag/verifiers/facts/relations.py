@@ -267,8 +267,8 @@ def credited_elsewhere(
     is another fact of a long source ("serves" said of Bob where a report says the Future serves
     as a reference point): in the audit of the fixture index such sentences alone made 15 report
     sentences Not Fully Supported."""
-    placed = [(index, sentence) for index, text in enumerate(evidence) for sentence in sentences_of(text)]
-    sentences = [sentence for _, sentence in placed]
+    placed: list[tuple[int, list[Term]]] = []
+    by_key: dict[str, list[list[Term]]] = {}  # the sentences holding each key, read at the first candidate
     found_keys = set(assessment.matched.values())
     claim_keys = {t.key for t in claim.terms} | found_keys
     common = claim.lowercase_keys.union(*(text.lowercase_keys for text in evidence))
@@ -294,7 +294,12 @@ def credited_elsewhere(
             continue
         names = {assessment.matched[t.key] for t in run if t.key in assessment.matched}
         key = assessment.matched[word.key]
-        with_word = [s for s in sentences if any(t.key == key for t in s)]
+        if not placed:
+            placed = [(index, sentence) for index, text in enumerate(evidence) for sentence in sentences_of(text)]
+            for _, sentence in placed:
+                for held in dict.fromkeys(t.key for t in sentence):
+                    by_key.setdefault(held, []).append(sentence)
+        with_word = by_key.get(key, [])
         if not names or not with_word or any(t.key in names for s in with_word for t in s):
             continue
         close = [s for s in with_word if {t.key for t in s} & (found_keys - {key})]
@@ -307,12 +312,15 @@ def credited_elsewhere(
 def names_apart(names: Sequence[str], evidence: Evidence) -> list[tuple[str, str]]:
     """Pairs of the claim's named things that the evidence has but never within a sentence of each
     other: the relation the claim states between them has nothing to rest on."""
-    places: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    named = list(dict.fromkeys(names))
+    if len(named) < 2:
+        return []
+    places: dict[str, set[tuple[int, int]]] = {name: set() for name in named}
     for place, keys in evidence.sentences.items():
-        for key in keys:
-            places[key].add(place)
+        for name in keys.intersection(named):
+            places[name].add(place)
     apart = []
-    for a, b in combinations(dict.fromkeys(names), 2):
+    for a, b in combinations(named, 2):
         near = any((excerpt, sentence + step) in places[b] for excerpt, sentence in places[a] for step in (-1, 0, 1))
         if not near:
             apart.append((a, b))
