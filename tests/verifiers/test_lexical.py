@@ -20,8 +20,8 @@ from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig, Ver
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
 from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
-from veritrail_graphrag.verifiers.lexical.select import overlap
-from veritrail_graphrag.verifiers.lexical.text import fuzzy_equal
+from veritrail_graphrag.verifiers.lexical.select import overlap, sentence_keys
+from veritrail_graphrag.verifiers.lexical.text import analyze, fuzzy_equal
 
 SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
 
@@ -476,3 +476,12 @@ def test_a_long_sentence_costs_work_linear_in_its_length(
         decompose_claim(f"{opening} {' '.join([repeated] * copies)} the spirit.")
         work.append(looked_at)
     assert work[1] < 2.5 * work[0]
+
+
+def test_a_batchs_sentence_keys_are_the_keys_its_index_holds() -> None:
+    """What a verifier reads of a batch besides the selection (facts: the terms of each node shown)
+    comes from the selection's own analysis, one key set per sentence, empty for a sentence
+    without a content word."""
+    texts = ("Scrooge kept his clerk Bob Cratchit in a cold office.", "And so it was.", "SimpleDocumentIndexer runs.")
+    assert sentence_keys(texts) == [analyze(text).key_set for text in texts]
+    assert sentence_keys(("and so", "it is")) == [frozenset(), frozenset()]
