@@ -6,8 +6,8 @@ CPython's default first threshold (700 allocations) the collector promotes short
 work into the older generations, and each full collection walks every cached object: on 15 reports
 of the fixture index, 22 full collections of 0.6 s each, 17 s of an 85 s audit with the `facts`
 verifier (lexical: 12 of 56 s), none of them freeing anything the caches hold. With a first
-threshold of 20,000 the temporaries die before a collection sees them and the audit made one full
-collection (4 s of collection in all).
+threshold of 20,000 the temporaries die before a collection sees them: one or two full
+collections, 4-5 s of collection in all (timed with `gc.callbacks`).
 
 The threshold is raised for the duration of the verification and restored after, so a program
 that calls the Python API keeps its own settings; overlapping verifications in one process (the
