@@ -14,11 +14,12 @@ own `llama-server` has, on by default; this server ignores fields it does not kn
 reuses only the previous request's opening, and the calls of an audit interleave (one claim's
 verdict between two claims' Evidence Selection over the same batch). `--cache` keeps the states
 of recent prompts in RAM, so a prompt that opens like one of them (the instructions, a batch's node
-texts: see the verifier's prompt layout) computes only the rest. Measured with SmolLM2 on 2 busy
-cores, ten different 1,102-token prompts then the sixth again: the repeat took 2.3 s instead of
-about 33 s, and the server's memory levelled off at 2.1 GB instead of 1.0 GB. The size given counts
-the model's state (23 MB per 1,000 prompt tokens for SmolLM2); the server keeps each state's logits
-beside it (192 MB per 1,000 tokens with SmolLM2's vocabulary), uncounted: hence the small size.
+texts: see the verifier's prompt layout) computes only the rest, if it was asked a few prompts
+ago (`benchmarks/local_prompt_cache.py`, SmolLM2, ten different prompts of about 1,300 tokens: the
+ninth asked again took 1.2 s instead of about 22 s, the sixth as long as a new one), at the price
+of memory: 2.5 GB at the peak instead of 0.8 GB. The size given counts the model's state (23 MB
+per 1,000 prompt tokens for SmolLM2); the server keeps each state's logits beside it (192 MB per
+1,000 tokens with SmolLM2's vocabulary), uncounted: hence the small size.
 """
 
 from __future__ import annotations
