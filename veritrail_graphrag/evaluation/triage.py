@@ -9,9 +9,9 @@ Claims labelled uncheckable have no right answer, so a flag on one is counted on
 enters neither precision nor recall.
 
 Intervals are Wilson score intervals (95%, the one `compare` computes with scipy): defined at 0
-and at n, and sound for the small counts of one index. They treat claims as independent; claims of one report are not (an
-invented relation is often restated in several sentences), so read them as a lower bound on the
-uncertainty.
+and at n, and sound for the small counts of one index. They treat claims as independent; claims
+of one report are not (an invented relation is often restated in several sentences), so read
+them as a lower bound on the uncertainty.
 """
 
 from __future__ import annotations

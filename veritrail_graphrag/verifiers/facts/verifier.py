@@ -53,10 +53,10 @@ def _shown_keys(batch: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]
     the selection's index already holds rather than a second analysis of the node's sentences
     joined (the same keys but where one sentence's case or a word across two reads otherwise:
     on 15 reports of the fixture index, every result the same)."""
-    shown: dict[str, frozenset[str]] = {}
+    by_node: dict[str, list[frozenset[str]]] = {}
     for (node_id, _), keys in zip(batch, sentence_keys(tuple(text for _, text in batch)), strict=True):
-        shown[node_id] = shown.get(node_id, frozenset()) | keys
-    return shown
+        by_node.setdefault(node_id, []).append(keys)
+    return {node_id: frozenset().union(*sets) for node_id, sets in by_node.items()}
 
 
 def _node_keys(node_id: str, text: str) -> frozenset[str]:
