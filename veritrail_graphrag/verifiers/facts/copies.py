@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections import Counter
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -102,8 +103,22 @@ class Reversal:
     """The evidence sentence the claim copies, as written (two, when it joins two)."""
 
 
+@dataclass(frozen=True)
+class _Read:
+    """One sentence of an evidence text as the alignment reads it, kept with the text: the same
+    texts are aligned with many claims, and these say without aligning whether a claim could
+    copy the sentence at all."""
+
+    terms: list[Term]
+    keys: frozenset[str]
+    counts: dict[str, int]
+    """How many of its terms have each key: the most that can pair with a claim's."""
+    denies: bool
+    """Whether a denial reaches any of its terms."""
+
+
 @lru_cache(maxsize=1024)
-def _sentences(text: str) -> list[list[Term]]:
+def _sentences(text: str) -> list[_Read]:
     """A text's terms by sentence, a line break inside a sentence mended: source text is often
     wrapped at a fixed width (Project Gutenberg's), and a wrapped line is a fragment that a claim
     can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
@@ -120,7 +135,24 @@ def _sentences(text: str) -> list[list[Term]]:
             mended.append(list(sentence))
         else:
             mended[-1].extend(sentence)
-    return mended
+    return [
+        _Read(terms, frozenset(counts), counts, any(t.negation is not None for t in terms))
+        for terms in mended
+        for counts in (Counter(t.key for t in terms),)
+    ]
+
+
+@lru_cache(maxsize=1024)
+def _text_partners(text: str) -> dict[str, set[str]]:
+    """An evidence text's `_run_partners`, once per text; the claim's are kept apart (`reversals`)."""
+    return _run_partners(analyze(text))
+
+
+def _most_pairs(keys: Sequence[str], plain: Sequence[bool], read_keys: frozenset[str]) -> tuple[int, int]:
+    """At most how many claim terms, and how many plain words among them, an alignment with a
+    sentence holding `read_keys` can pair: each pair is a claim term whose key the sentence has."""
+    ours = [i for i, key in enumerate(keys) if key in read_keys]
+    return len(ours), sum(plain[i] for i in ours)
 
 
 def _opposed(term: Term, copied: Sequence[Term]) -> bool:
@@ -162,20 +194,26 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
 
     asserted: dict[str, int] | None = None
     absent = {term.position for term in assessment.absent}
-    key_set = set(keys)
+    key_set = frozenset(keys)
+    plain = [term.kind == "word" and not term.initial_capital for term in claim.terms]
+    claim_partners = _run_partners(claim)
     for output in texts:
         interruption.check()
-        analyzed = analyze(output)
-        theirs, negations, partners = written(output), analyzed.negations, _run_partners(analyzed, claim)
-        for sentence in _sentences(output):
-            if len(key_set.intersection(t.key for t in sentence)) < 2:
+        theirs, negations = written(output), analyze(output).negations
+        partners = (_text_partners(output), claim_partners)
+        reads = _sentences(output)
+        for read in reads:
+            sentence = read.terms
+            if len(key_set & read.keys) < 2:
                 continue  # nothing to align: most sentences of a long source
-            pairs = _aligned(keys, sentence)
             for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
                 add(reversal, theirs, sentence)
+            if not absent and not _may_copy(keys, plain, read):
+                continue  # no word the evidence lacks to be an opposite, and no copy: nothing to find
+            pairs = _aligned(keys, sentence)
             if len(pairs) < 2:
                 continue
-            worded = sum(claim.terms[c].kind == "word" and not claim.terms[c].initial_capital for c, _ in pairs) >= 2
+            worded = sum(plain[c] for c, _ in pairs) >= 2
             copied = worded and (2 * len(pairs) > len(keys) or (len(pairs) >= 3 and 2 * len(pairs) >= len(sentence)))
             bounds = [(-1, -1), *pairs, (len(keys), len(sentence))] if copied else pairs
             for (ca, sa), (cb, sb) in pairwise(bounds):
@@ -198,7 +236,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                         add(Reversal(text, span, pronoun), theirs, sentence)
             if copied and any(sentence[s].negation is not None for _, s in pairs):
                 asserted = _asserted(texts, key_set) if asserted is None else asserted
-                close = len(key_set.intersection(t.key for t in sentence))
+                close = len(key_set & read.keys)
                 aligned = [
                     (claim.terms[c], sentence[s])
                     for c, s in _still_denied(claim.terms, sentence, pairs)
@@ -206,13 +244,16 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 ]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
                     add(reversal, theirs, sentence)
-        for first, second in pairwise(_sentences(output)):
-            shared = [len(key_set.intersection(t.key for t in part)) for part in (first, second)]
+        for first, second in pairwise(reads):
+            shared = [len(key_set & part.keys) for part in (first, second)]
             if min(shared) < 1 or 2 * max(shared) > len(keys):
                 continue  # one sentence is the copy (above), or one adds nothing to it
-            fused = [*first, *second]
+            most, most_words = _most_pairs(keys, plain, first.keys | second.keys)
+            if not (first.denies or second.denies) or most_words < 2 or 2 * most < len(keys):
+                continue  # no denial to have dropped, or too little in common to align (below)
+            fused = [*first.terms, *second.terms]
             pairs = _aligned(keys, fused)
-            words = sum(claim.terms[c].kind == "word" and not claim.terms[c].initial_capital for c, _ in pairs)
+            words = sum(plain[c] for c, _ in pairs)
             if words < 2 or 2 * len(pairs) < len(keys) or all(fused[s].negation is None for _, s in pairs):
                 continue
             asserted = _asserted(texts, key_set) if asserted is None else asserted
@@ -244,6 +285,15 @@ def _matcher(sentence_keys: tuple[str, ...]) -> SequenceMatcher[str]:
     """A matcher holding the sentence's side, whose index of positions by key `SequenceMatcher`
     builds once for the second sequence: an evidence sentence is aligned with many claims."""
     return SequenceMatcher(None, (), sentence_keys, autojunk=False)
+
+
+def _may_copy(keys: Sequence[str], plain: Sequence[bool], read: _Read) -> bool:
+    """Whether an alignment of the claim with the sentence could count as a copy (`reversals`),
+    by the most pairs it could hold: most sentences of a long source share a few of a claim's
+    words and are never aligned."""
+    most, most_words = _most_pairs(keys, plain, read.keys)
+    most = min(most, sum(read.counts[key] for key in read.keys.intersection(keys)))
+    return most_words >= 2 and (2 * most > len(keys) or (most >= 3 and 2 * most >= len(read.terms)))
 
 
 def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, int]]:
@@ -288,15 +338,14 @@ def _denied_by_verb(terms: Sequence[Term], at: int) -> bool:
     )
 
 
-def _run_partners(*texts: TextTerms) -> dict[str, set[str]]:
-    """For each key, the keys it shares a run of capitalized words with in any of `texts`
-    ("Ebenezer" and "Scrooge"): one person's names."""
+def _run_partners(text: TextTerms) -> dict[str, set[str]]:
+    """For each key, the keys it shares a run of capitalized words with in `text` ("Ebenezer" and
+    "Scrooge"): one person's names."""
     partners: dict[str, set[str]] = {}
-    for text in texts:
-        for _, positions in text.runs:
-            keys = {text.terms[p].key for p in positions}
-            for key in keys:
-                partners.setdefault(key, set()).update(keys - {key})
+    for _, positions in text.runs:
+        keys = {text.terms[p].key for p in positions}
+        for key in keys:
+            partners.setdefault(key, set()).update(keys - {key})
     return partners
 
 
@@ -306,7 +355,7 @@ def _pronoun_for(
     copied_between: str,
     sentence: Sequence[Term],
     at: int,
-    partners: dict[str, set[str]],
+    partners: Sequence[dict[str, set[str]]],
 ) -> str | None:
     """The pronoun of the copied sentence, and whom it stands for, where the claim puts a name in
     its place ("Marley's ghost is burdened by the chain he forged" -> "the chain Scrooge forged"):
@@ -324,8 +373,9 @@ def _pronoun_for(
         return None  # "..., and he", "after he": a new clause, whose "he" may be anyone
     before, first = sentence[: at + 1], sentence[0]
     named = {t.key for t in before if t.kind == "name" or t.surface.endswith(POSSESSIVE)}
-    person = {first.key} | partners.get(first.key, set())
-    if _WORD.search(theirs.opening(first, first)) or not (first.key in named or partners.get(first.key)):
+    others = set().union(*(table.get(first.key, ()) for table in partners))
+    person = {first.key} | others
+    if _WORD.search(theirs.opening(first, first)) or not (first.key in named or others):
         return None  # a capital that only opens the sentence names no one ("Tonight he ...")
     if named - person or any(person_opposites(t.key) for t in before):
         return None
@@ -387,14 +437,14 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
 
-def _asserted(texts: Sequence[str], keys: set[str]) -> dict[str, int]:
+def _asserted(texts: Sequence[str], keys: frozenset[str]) -> dict[str, int]:
     """For each evidence key, the most claim terms an evidence sentence shares while asserting it
     (a term no "not" reaches): how close to the claim a sentence saying it plainly is."""
     best: dict[str, int] = {}
     for text in texts:
-        for sentence in _sentences(text):
-            shared = len(keys.intersection(t.key for t in sentence))
-            for term in sentence:
+        for read in _sentences(text):
+            shared = len(keys & read.keys)
+            for term in read.terms:
                 if term.negation is None and term.key in keys and shared > best.get(term.key, -1):
                     best[term.key] = shared
     return best
