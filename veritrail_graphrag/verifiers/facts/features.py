@@ -24,11 +24,11 @@ from veritrail_graphrag.verifiers.facts.relations import (
     Place,
     Written,
     credited_elsewhere,
+    keys_by_sentence,
     names_apart,
     negated_by_prefix,
     opposed_beside,
     quote,
-    sentences_of,
     swaps,
     written,
 )
@@ -172,25 +172,42 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]
     asserted: set[str] = set()
     for text in texts:
         interruption.check()
-        for sentence in split_sentences(text):
-            keys, clauses, stated = _suppositions(sentence)
+        conditional, stated = _text_suppositions(text)
+        for keys, clauses, said in conditional:
             for clause in clauses if subject & keys else ():
                 shared = len(clause & claim_keys)
                 if shared >= 2 and 2 * shared >= len(clause):
-                    supposed.update(dict.fromkeys(clause - supposed.keys(), " ".join(sentence.split())))
-            asserted |= stated
+                    supposed.update(dict.fromkeys(clause - supposed.keys(), said))
+        asserted |= stated
     return {key: said for key, said in supposed.items() if key not in asserted}
 
 
-def _closest_place(evidence: Sequence[TextTerms], keys: set[str]) -> Place | None:
+@lru_cache(maxsize=4096)
+def _text_suppositions(
+    text: str,
+) -> tuple[tuple[tuple[frozenset[str], tuple[frozenset[str], ...], str], ...], frozenset[str]]:
+    """An evidence text read for `_supposed_keys`, once per text: its sentences with conditional
+    clauses (keys, clauses' keys, the sentence on one line) and every key it states outside them.
+    Most sentences suppose nothing, and a claim need not look at them again."""
+    conditional = []
+    stated: set[str] = set()
+    for sentence in split_sentences(text):
+        keys, clauses, said = _suppositions(sentence)
+        if clauses:
+            conditional.append((keys, clauses, " ".join(sentence.split())))
+        stated |= said
+    return tuple(conditional), frozenset(stated)
+
+
+def _closest_place(texts: Sequence[str], keys: set[str]) -> Place | None:
     """The evidence sentence that holds the most of these keys (the claim's, as the evidence has
     them): the one a claim-wide rule (a denial the evidence does not share) compared with."""
     best: tuple[int, Place] | None = None
-    for index, text in enumerate(evidence):
-        for sentence in sentences_of(text):
-            shared = len(keys.intersection(t.key for t in sentence))
+    for index, text in enumerate(texts):
+        for number, held in keys_by_sentence(text):
+            shared = len(keys & held)
             if shared and (best is None or shared > best[0]):
-                best = (shared, (index, sentence[0].sentence))
+                best = (shared, (index, number))
     return None if best is None else best[1]
 
 
@@ -392,7 +409,7 @@ def claim_facts(
     # The claim denying what the evidence states is a contradiction; the evidence denying a clause
     # near the claim's words is as often another fact of a long source text (measured on the dev
     # splits), and counts against intermediate outputs only (`decide`).
-    closest = _closest_place(analyzed, set(assessment.matched.values()))
+    closest = _closest_place(evidence_texts, set(assessment.matched.values()))
     closest_quote = quote(evidence_texts[closest[0]], closest[1]) if closest else ""
     for message in assessment.negation_mismatches[: assessment.denied_in_claim]:
         facts.findings.append(Finding("negation_conflict", message, None, message, closest_quote))
@@ -410,7 +427,7 @@ def claim_facts(
             found("negation_conflict", term, why, place)
             continue
         found("swapped_name" if term.kind == "name" else "swapped_word", term, why, place)
-    for name, word, other, place in credited_elsewhere(claim, analyzed, assessment):
+    for name, word, other, place in credited_elsewhere(claim, evidence_texts, assessment):
         why = f"the evidence says '{word.surface}' of '{other}', not of '{name.surface}'"
         found("credited_elsewhere", name, why, place)
     subject = {assessment.matched[k] for k in subject_keys(claim) if k in assessment.matched}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -250,14 +250,32 @@ def _personal(written: Written, term: Term) -> bool:
     return is_person_word(term.surface) and not written.after(term).lstrip().lower().startswith("than ")
 
 
-def _named(term: Term, common: frozenset[str]) -> bool:
+def _named(term: Term, lowercase: Callable[[str], bool]) -> bool:
     """A name, or a capitalized word opening a sentence ("Mara rowed ...") that no text writes in
     lowercase: "Acts of kindness ..." opens with a common word, as `distinct_terms` reads it."""
-    return term.kind == "name" or (term.initial_capital and term.key not in common)
+    return term.kind == "name" or (term.initial_capital and not lowercase(term.key))
+
+
+@lru_cache(maxsize=4096)
+def keys_by_sentence(text: str) -> tuple[tuple[int, frozenset[str]], ...]:
+    """Each sentence of a text (its number as `analyze` counts them) with its terms' keys, once
+    per text however many claims are compared with it."""
+    return tuple((sentence[0].sentence, frozenset(t.key for t in sentence)) for sentence in sentences_of(analyze(text)))
+
+
+@lru_cache(maxsize=4096)
+def _sentences_by_key(text: str) -> tuple[list[list[Term]], dict[str, list[int]]]:
+    """A text's sentences, and for each key the sentences that hold it, once per text."""
+    sentences = sentences_of(analyze(text))
+    by_key: dict[str, list[int]] = {}
+    for at, sentence in enumerate(sentences):
+        for held in dict.fromkeys(t.key for t in sentence):
+            by_key.setdefault(held, []).append(at)
+    return sentences, by_key
 
 
 def credited_elsewhere(
-    claim: TextTerms, evidence: Sequence[TextTerms], assessment: Assessment
+    claim: TextTerms, texts: Sequence[str], assessment: Assessment
 ) -> list[tuple[Term, Term, str, Place]]:
     """A name of the claim and the word right after it ("Mara Voss argued"), when every evidence
     sentence with that word names someone else and none names the claim's ("Dr. Ellis ...
@@ -267,14 +285,15 @@ def credited_elsewhere(
     is another fact of a long source ("serves" said of Bob where a report says the Future serves
     as a reference point): in the audit of the fixture index such sentences alone made 15 report
     sentences Not Fully Supported."""
-    placed: list[tuple[int, list[Term]]] = []
-    by_key: dict[str, list[list[Term]]] = {}  # the sentences holding each key, read at the first candidate
     found_keys = set(assessment.matched.values())
     claim_keys = {t.key for t in claim.terms} | found_keys
-    common = claim.lowercase_keys.union(*(text.lowercase_keys for text in evidence))
+    evidence = [analyze(text) for text in texts]
+
+    def lowercase(key: str) -> bool:
+        return key in claim.lowercase_keys or any(key in text.lowercase_keys for text in evidence)
 
     def others(sentence: list[Term]) -> list[str]:
-        return [t.surface for t in sentence if _named(t, common) and t.key not in claim_keys]
+        return [t.surface for t in sentence if _named(t, lowercase) and t.key not in claim_keys]
 
     found = []
     terms = claim.terms
@@ -282,30 +301,32 @@ def credited_elsewhere(
     while at < len(terms):
         start = end = at
         while (
-            end + 1 < len(terms) and _named(terms[end + 1], common) and terms[end + 1].sentence == terms[start].sentence
+            end + 1 < len(terms)
+            and _named(terms[end + 1], lowercase)
+            and terms[end + 1].sentence == terms[start].sentence
         ):
             end += 1
         at = end + 1
         run = terms[start : end + 1]
-        if not _named(run[0], common) or at >= len(terms):
+        if not _named(run[0], lowercase) or at >= len(terms):
             continue
         word = terms[at]
         if word.kind != "word" or word.sentence != run[0].sentence or word.key not in assessment.matched:
             continue
         names = {assessment.matched[t.key] for t in run if t.key in assessment.matched}
         key = assessment.matched[word.key]
-        if not placed:
-            placed = [(index, sentence) for index, text in enumerate(evidence) for sentence in sentences_of(text)]
-            for _, sentence in placed:
-                for held in dict.fromkeys(t.key for t in sentence):
-                    by_key.setdefault(held, []).append(sentence)
-        with_word = by_key.get(key, [])
-        if not names or not with_word or any(t.key in names for s in with_word for t in s):
+        with_word = [
+            (index, sentences[i])
+            for index, text in enumerate(texts)
+            for sentences, by_key in (_sentences_by_key(text),)
+            for i in by_key.get(key, ())
+        ]
+        if not names or not with_word or any(t.key in names for _, s in with_word for t in s):
             continue
-        close = [s for s in with_word if {t.key for t in s} & (found_keys - {key})]
-        if close and all(others(s) for s in with_word):
-            index = next(i for i, s in placed if s is close[0])
-            found.append((run[-1], word, others(close[0])[-1], (index, close[0][0].sentence)))
+        close = [(index, s) for index, s in with_word if {t.key for t in s} & (found_keys - {key})]
+        if close and all(others(s) for _, s in with_word):
+            index, sentence = close[0]
+            found.append((run[-1], word, others(sentence)[-1], (index, sentence[0].sentence)))
     return found
 
 

@@ -74,31 +74,30 @@ class NodeTerms:
 
     def __init__(self) -> None:
         self._keys: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
-        self._named: dict[tuple[str, str], frozenset[str]] = {}
+        self._named: dict[tuple[str, str], set[str]] = {}
 
     def add(self, claim: Claim, sentences: list[Sentence]) -> None:
         nodes = self._keys.setdefault((claim.id, claim.text), {})
-        named = self._named.get((claim.id, claim.text), frozenset())
+        named = self._named.setdefault((claim.id, claim.text), set())
         for node_id, keys in _shown_keys(tuple((s.node_id, s.text) for s in sentences)).items():
             previous = nodes.get(node_id)
             # the batch's own set when the node is new to the claim: one set per node shown,
             # shared by every claim shown it, not a copy per claim
             nodes[node_id] = keys if previous is None else previous | keys
-            named |= _id_keys(node_id)
-        self._named[(claim.id, claim.text)] = named
+            named.update(_id_keys(node_id))
 
     def of(self, claim: Claim, excerpts: list[Excerpt]) -> frozenset[str]:
         nodes = self._keys.get((claim.id, claim.text), {})
-        named = self._named.get((claim.id, claim.text), frozenset())
-        return named.union(
+        named = self._named.get((claim.id, claim.text), set())
+        return frozenset(named).union(
             *(nodes.get(n, frozenset()) for excerpt in excerpts for n in (excerpt.node_id, *excerpt.covers))
         )
 
     def trail(self, claim: Claim) -> frozenset[str]:
         """Every term of every node read for the claim so far, whole (not only the sentences
         selected), and the names their ids give: what the trail has seen anywhere."""
-        named = self._named.get((claim.id, claim.text), frozenset())
-        return named.union(*self._keys.get((claim.id, claim.text), {}).values())
+        named = self._named.get((claim.id, claim.text), set())
+        return frozenset(named).union(*self._keys.get((claim.id, claim.text), {}).values())
 
 
 class FactsVerifier(LexicalVerifier):
