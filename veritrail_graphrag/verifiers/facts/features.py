@@ -60,6 +60,9 @@ CONTRADICTIONS = ("number_conflict", "negation_conflict", "swapped_name", "credi
 
 _CONDITIONAL = re.compile(r"(?<!\bas )\b(?:if|unless|suppose|supposing|whether)\b[^,;:.!?]*", re.IGNORECASE)
 """A supposition, up to the end of its clause; "as if" compares, it does not suppose."""
+_SUPPOSING = re.compile(r"\b(?:if|unless|suppose|supposing|whether)\b", re.IGNORECASE)
+"""The words `_CONDITIONAL` opens on, alone: a text without one supposes nothing (its sentences
+are pieces of it) and is not split to look."""
 _SHOWN_WORDS = 6
 _PARENTHESIS = re.compile(r"(?<=\S)\s*\(([^()]+)\)")
 """A parenthesis right after a word: what it holds may be another name for that word."""
@@ -169,16 +172,17 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]
     of the claim's subject ("if not controlled, pests ..." against a claim on what controls them).
     Each key comes with the sentence that supposes it."""
     supposed: dict[str, str] = {}
-    asserted: set[str] = set()
     for text in texts:
         interruption.check()
-        conditional, stated = _text_suppositions(text)
+        conditional = _text_suppositions(text)[0] if _SUPPOSING.search(text) else ()
         for keys, clauses, said in conditional:
             for clause in clauses if subject & keys else ():
                 shared = len(clause & claim_keys)
                 if shared >= 2 and 2 * shared >= len(clause):
                     supposed.update(dict.fromkeys(clause - supposed.keys(), said))
-        asserted |= stated
+    if not supposed:
+        return {}  # most evidence supposes nothing, and what it states then does not matter
+    asserted = frozenset().union(*(_text_suppositions(text)[1] for text in texts))
     return {key: said for key, said in supposed.items() if key not in asserted}
 
 
