@@ -34,8 +34,8 @@ fees") and flagged no true claim of FABLES or of the fixture index's reports.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
