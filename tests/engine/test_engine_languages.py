@@ -153,3 +153,23 @@ def test_support_that_leads_to_read_sources_only_is_still_not_traced() -> None:
     assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED]
     assert result.iterations[0].not_read == {"ja": ["unit-ja"]}
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.unread_languages == []
+
+
+def test_support_whose_source_was_left_unread_an_iteration_before_is_no_flag() -> None:
+    """The unread source of the supporting sub-report is also a source of the report itself: it was
+    left unread (for its language) in the first iteration, beside the sub-report, so the trail has
+    no candidate left after the sub-report's support. The way to the source led through it all the
+    same: Inconclusive for language, not a flag for support never traced to the source."""
+    nodes = [
+        Node(id="unit-ja", text=JAPANESE_UNIT, stage=1),
+        Node(id="sub", text=REPORT, stage=4),
+        Node(id="report", text=REPORT, stage=4),
+    ]
+    edges = [("unit-ja", "sub"), ("unit-ja", "report"), ("sub", "report")]
+    verifier = Reads("mill", _supported_by_mill)
+    result = VeriTrail(verifier).verify(DAG.from_records(nodes, edges), CLAIM, "report")
+    assert [it.checked for it in result.iterations] == [["sub"]]
+    assert result.iterations[0].not_read == {"ja": ["unit-ja"]}
+    assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED]
+    assert result.verdict is Verdict.INCONCLUSIVE and result.unread_languages == ["ja"]
+    assert "Japanese" in result.reasoning and result.error_stages == []
