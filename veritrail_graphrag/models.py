@@ -29,6 +29,11 @@ class Claim(BaseModel):
     sentence: int | None = Field(
         default=None, ge=0, description="index of the terminal's sentence the claim was taken from (its citations)"
     )
+    references: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="characters of the text that name the pipeline's own records by their ids ('entity 438'), "
+        "resolved to its nodes: identifiers, which offline verifiers do not check as facts of the evidence",
+    )
 
 
 class SentenceFailure(BaseModel):

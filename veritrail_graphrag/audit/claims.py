@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from veritrail_graphrag import interruption
+from veritrail_graphrag.adapters.graphrag.references import record_references
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.errors import ClaimsError, UsageError, excerpt, named, validation_problem
 from veritrail_graphrag.files import read_text
@@ -55,7 +56,8 @@ def split_claims(dag: DAG, terminal: str) -> tuple[list[Claim], list[SkippedSent
         elif len(re.findall(r"\w+", text)) < MIN_CLAIM_WORDS:
             reason = SHORT_REASON
         else:
-            claims.append(Claim(id=sentence.id, text=text, sentence=sentence.index))
+            references = record_references(dag, text)
+            claims.append(Claim(id=sentence.id, text=text, sentence=sentence.index, references=references))
             continue
         skipped.append(SkippedSentence(terminal=terminal, sentence=sentence.index, text=sentence.text, reason=reason))
     return claims, skipped

@@ -59,6 +59,17 @@ def _shown_keys(batch: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]
     return {node_id: frozenset().union(*sets) for node_id, sets in by_node.items()}
 
 
+def checked_text(claim: Claim) -> str:
+    """The claim's text as its facts are checked: its references to the pipeline's own records
+    ("entity 438", `Claim.references`) blanked, a space for each character, so that every other
+    word keeps its place (a verdict's gaps are characters of the claim). A record's id counts
+    nothing, and no description holds its own id."""
+    text = claim.text
+    for start, end in claim.references:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 def _node_keys(node_id: str, text: str) -> frozenset[str]:
     return _key_set(text) | _id_keys(node_id)
 
@@ -125,11 +136,13 @@ class FactsVerifier(LexicalVerifier):
         texts = [excerpt.text for excerpt in excerpts]
         roots = [excerpt.is_root for excerpt in excerpts]
         read = self.read.of(claim, excerpts)
-        return judge_facts(claim.text, texts, self.model, self.config, read, roots, self.read.trail(claim))
+        trail = self.read.trail(claim)
+        return judge_facts(checked_text(claim), texts, self.model, self.config, read, roots, trail)
 
     async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
-        return judge_without_evidence(claim.text, read, from_source=bool(checked) and all(n.is_root for n in checked))
+        from_source = bool(checked) and all(n.is_root for n in checked)
+        return judge_without_evidence(checked_text(claim), read, from_source=from_source)
 
     def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool:
         """Whether every word of the gaps is in the node (its id's name included), in any of the

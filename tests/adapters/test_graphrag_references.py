@@ -1,0 +1,77 @@
+"""Issue 37: a report's prose names the index's own records by their short ids ("entity 12
+describes ...", "MILL POND (12)"); where the id resolves to a record, it is a reference, and the
+claim carries its characters for offline verifiers to leave unchecked. (Records written for these
+tests, in the shapes the translated wild indexes show.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from veritrail_graphrag.adapters.graphrag.references import record_references
+from veritrail_graphrag.audit.claims import split_claims
+from veritrail_graphrag.dag import DAG, Node
+
+ENTITIES = {12: "MILL POND", 13: "K46.1", 14: "ПЕКАРНЯ", 20: "FLOUR TRADE (1900 REVISION)"}
+RELATIONSHIPS = {40: ("MILL POND", "K46.1"), 41: ("ПЕКАРНЯ", "MILL POND"), 42: ("K46.1", "ПЕКАРНЯ")}
+
+
+def _index(report: str = "The pond feeds the mill.") -> DAG:
+    nodes = [Node(id="unit", text="Мельница стоит у пруда.", stage=1, kind="text_unit", metadata={"row": 0})]
+    nodes += [
+        Node(id=f"entity:{title}", text="A pond.", stage=3, kind="entity_summary", metadata={"title": title, "human_readable_id": n})
+        for n, title in ENTITIES.items()
+    ]
+    nodes += [
+        Node(
+            id=f"relationship:{a}->{b}",
+            text="They meet.",
+            stage=3,
+            kind="relationship_summary",
+            metadata={"source": a, "target": b, "human_readable_id": n},
+        )
+        for n, (a, b) in RELATIONSHIPS.items()
+    ]
+    nodes.append(Node(id="report:3", text=report, stage=4, kind="community_report", metadata={"community": 3}))
+    records = [n.id for n in nodes if n.stage == 3]
+    return DAG.from_records(nodes, [*(("unit", r) for r in records), *((r, "report:3") for r in records)])
+
+
+def _referenced(dag: DAG, text: str) -> list[str]:
+    return [text[start:end] for start, end in record_references(dag, text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "references"),
+    [
+        ("Entity 12 describes the pond.", ["Entity 12"]),
+        ("The pond (entity 12) feeds the mill via relationship 40.", ["entity 12", "relationship 40"]),
+        ("Relationships 40, 41, and 42 tie them together.", ["Relationships 40, 41, and 42"]),
+        ("Relationships 40‑42 connect each trade (entities 12‑14) with the pond.", ["Relationships 40‑42", "entities 12‑14"]),
+        ("The relationship ID 41 links ПЕКАРНЯ to the pond.", ["relationship ID 41"]),
+        ("It links the bakery to MILL POND (record 12).", ["record 12"]),
+        ("Records 40 (MILL POND) and 41 (ПЕКАРНЯ) both join the pond.", ["Records 40"]),
+        ("The code K46.1 (13) and the pond (12) are linked.", ["(13)"]),  # "the pond" is not its title
+        ("MILL POND (12) feeds ПЕКАРНЯ (14).", ["(12)", "(14)"]),
+        ("The Flour Trade (20) sets the price.", ["(20)"]),  # the title's own parenthesis left aside
+        ("Entity 99 describes the pond.", []),  # no record 99: a number to check
+        ("Relationships 41 and 99 join the pond.", ["41"]),  # the keyword stays: 99 is checked
+        ("The entity grew by 12 percent.", []),
+        ("MILL POND (1900) was dug by hand.", []),  # no entity 1900
+    ],
+)
+def test_ids_of_records_the_index_holds_are_references(text: str, references: list[str]) -> None:
+    assert _referenced(_index(), text) == references
+
+
+def test_split_claims_carry_their_references() -> None:
+    report = "# The pond\n\nEntity 12 describes the pond that feeds ПЕКАРНЯ (14).\n\nThe pond froze in 1900."
+    claims, _ = split_claims(_index(report), "report:3")
+    assert [[c.text[a:b] for a, b in c.references] for c in claims] == [["Entity 12", "(14)"], []]
+
+
+def test_a_dag_without_records_has_no_references() -> None:
+    dag = DAG.from_records(
+        [Node(id="unit", text="Entity 12 of the ledger.", stage=1), Node(id="out", text="Entity 12 is a pond.", stage=2)],
+        [("unit", "out")],
+    )
+    assert record_references(dag, "Entity 12 is a pond.") == []
