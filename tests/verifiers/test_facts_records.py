@@ -1,5 +1,5 @@
-"""Issue 37: reports written over an index's tables name its records by id, which is no number
-that counts something. (Examples written for these tests,
+"""Issue 37: reports written over an index's tables name its records by id and its codes by a
+letter and digits; neither is a number that counts something. (Examples written for these tests,
 in the shapes the translated wild indexes show.)"""
 
 from __future__ import annotations
@@ -8,7 +8,12 @@ import pytest
 
 from veritrail_graphrag.models import Claim, Excerpt, Verdict
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
+from veritrail_graphrag.verifiers.lexical.text import analyze
 
+CODE_EVIDENCE = (
+    "Code K46.1 designates cardiac arrest with successful resuscitation.",
+    "The ward algorithm includes management steps for cardiac arrest (K46.1).",
+)
 RECORD_EVIDENCE = (
     "Relationship 40 connects the mill pond (entity 12) with the bakery in the lower village.",
     "The mill pond supplies water to the bakery, which bakes rye bread.",
@@ -18,6 +23,31 @@ RECORD_EVIDENCE = (
 async def judge(claim: Claim, *texts: str):
     excerpts = [Excerpt(node_id=f"n{i}", text=t, is_root=False) for i, t in enumerate(texts)]
     return await FactsVerifier().judge(claim, excerpts)
+
+
+def test_a_code_of_letters_and_digits_is_one_name() -> None:
+    terms = analyze("The codes K46.1, A340 and MU5673 differ from 46.1 and COVID-19.").terms
+    assert [(t.key, t.kind) for t in terms if t.kind != "word"] == [
+        ("k46.1", "name"),
+        ("a340", "name"),
+        ("mu5673", "name"),
+        ("46.1", "number"),
+        ("covid", "name"),
+        ("19", "number"),
+    ]
+
+
+async def test_a_code_the_evidence_holds_counts_nothing_else() -> None:
+    result = await judge(Claim(id="c1", text="The ward algorithm covers K46.1 patients."), *CODE_EVIDENCE)
+    assert result.verdict is not Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert "counting something else" not in result.reasoning
+
+
+@pytest.mark.parametrize("code", ["K47.1", "K46.2", "J46.1"])
+async def test_another_code_is_still_caught(code: str) -> None:
+    result = await judge(Claim(id="c1", text=f"Code {code} designates cardiac arrest with successful resuscitation."), *CODE_EVIDENCE)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert code in result.reasoning
 
 
 async def test_ids_of_the_index_own_records_are_not_numbers_to_find() -> None:

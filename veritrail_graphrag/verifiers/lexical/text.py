@@ -2,7 +2,8 @@
 
 Both steps compare a claim with evidence by what they share, so both must reduce text to the same
 keys: lowercase word stems, numbers as plain decimal values ("1,000", "1k" and "one thousand" are
-all "1000"), acronyms kept even when they spell a stopword ("US"). Negation cues are kept apart
+all "1000"), acronyms kept even when they spell a stopword ("US"), a code of letters and digits
+("I46.1", "A340") one name, since it counts nothing. Negation cues are kept apart
 from content words because they flip a statement without adding content; their scope is recorded
 so the verdict step can tell "did not recommend" from "recommended". The stemmer is deliberately
 crude (PyStemmer is not a dependency): a false merge costs a little precision in a triage tool,
@@ -154,6 +155,7 @@ _CURRENCIES = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
 
 _TOKEN = re.compile(
     r"(?P<acronym>(?:[A-Z]\.){2,})"
+    r"|(?P<code>(?<![^\W_])[A-Za-z]{1,4}\d+(?:\.\d+)*(?![^\W_]))"
     r"|(?P<number>\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?%?)"
     r"|(?P<word>[^\W\d_]+(?:['\u2019][^\W\d_]+)*)"
     r"|(?P<currency>[$€£¥])"
@@ -439,6 +441,10 @@ def analyze(text: str) -> TextTerms:
             letters = token.replace(".", "")
             builder.close_run()
             builder.add(letters.lower(), token, "name")
+        elif kind == "code":  # "I46.1", "A340", "MU5673": the name of a code, which counts nothing
+            builder.at_start = False
+            builder.close_run()
+            builder.add(token.lower(), token, "name")
         elif kind == "number":
             builder.close_run()
             skip_next = _number_token(builder, token, next_word)
