@@ -75,3 +75,16 @@ async def test_a_claim_of_references_only_without_evidence_is_no_flag() -> None:
     resolved = await FactsVerifier().judge_without_evidence(Claim(id="c1", text=text, references=spans), checked)
     assert bare.verdict is Verdict.NOT_FULLY_SUPPORTED and "41" in bare.reasoning
     assert resolved.verdict is not Verdict.NOT_FULLY_SUPPORTED, resolved.reasoning
+
+
+async def test_a_relationship_record_of_the_claims_two_names_is_close_to_it() -> None:
+    """Names kept in the source's language ("ПЕКАРНЯ") and a description written in English share no
+    word, so no sentence is selected; but the relationship record that joins exactly the claim's
+    two names was read: the claim is not absent from the outputs it was written from."""
+    text = "The bond between ПЕКАРНЯ and МЕЛЬНИЦА shapes the daily trade of the lower village."
+    relationship = Excerpt(node_id="relationship:ПЕКАРНЯ->МЕЛЬНИЦА", text="Bakers buy flour at the mill", is_root=False)
+    other = Excerpt(node_id="relationship:ПЕКАРНЯ->РЫНОК", text="Bread is sold on the square", is_root=False)
+    joined = await FactsVerifier().judge_without_evidence(Claim(id="c1", text=text), [relationship, other])
+    assert joined.verdict is Verdict.INCONCLUSIVE, joined.reasoning
+    apart = await FactsVerifier().judge_without_evidence(Claim(id="c1", text=text.replace("МЕЛЬНИЦА", "РЫНОК")), [relationship])
+    assert apart.verdict is Verdict.NOT_FULLY_SUPPORTED  # no record joins ПЕКАРНЯ and РЫНОК among those read

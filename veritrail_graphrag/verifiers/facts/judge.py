@@ -253,7 +253,9 @@ def _quoted(terms: Sequence[Term]) -> str:
     return ", ".join(dict.fromkeys(f"'{t.surface}'" for t in terms))
 
 
-def judge_without_evidence(claim_text: str, read_keys: frozenset[str], from_source: bool) -> VerdictResult:
+def judge_without_evidence(
+    claim_text: str, read_keys: frozenset[str], from_source: bool, records: Sequence[frozenset[str]] = ()
+) -> VerdictResult:
     """A claim none of whose nodes' sentences was selected (`read_keys`: the terms of the nodes
     checked; `from_source`: all of them are source text).
 
@@ -263,7 +265,12 @@ def judge_without_evidence(claim_text: str, read_keys: frozenset[str], from_sour
     that tells of everyone the claim names, in other words than the claim's (a report's
     "underscores the isolation of Scrooge" is nowhere in the novel, Scrooge is everywhere):
     interpretation, which a reviewer judges; likewise a claim that states nothing checkable, or
-    one in a language the verifier does not read."""
+    one in a language the verifier does not read.
+
+    `records`: the names each node checked is the record of (its id's: a relationship's two ends).
+    A record that joins two or more of the claim's names, all it names, is close to it whatever its
+    words: an index that keeps names in its sources' language ("АСТМА") and describes them in
+    English shares no word with a claim about them but those names."""
     if _not_english(claim_text):
         return _undecided(_NOT_ENGLISH)
     terms = analyze(claim_text)
@@ -285,6 +292,12 @@ def judge_without_evidence(claim_text: str, read_keys: frozenset[str], from_sour
         check = CHECKS["missing_number" if all(t.kind == "number" for t in absent) else "missing_name"]
         reasoning = raised_by(check, f"{_quoted(absent)} in none of the nodes checked")
     elif anchors:
+        names = {t.key for t in anchors if t.kind == "name"}
+        if len(names) >= 2 and any(names <= record for record in records):
+            return _undecided(
+                f"no sentence is close to the claim, but a record read relates {_quoted(anchors)} in other words: "
+                "a reviewer can judge"
+            )
         missing, why = [t for t in terms.terms if t.key not in read_keys], "in none of the outputs it was written from"
         check = ABSENT
         reasoning = raised_by(ABSENT, "no sentence of the outputs it was written from is close to it") + (

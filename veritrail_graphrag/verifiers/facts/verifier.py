@@ -142,7 +142,8 @@ class FactsVerifier(LexicalVerifier):
     async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
         from_source = bool(checked) and all(n.is_root for n in checked)
-        return judge_without_evidence(checked_text(claim), read, from_source=from_source)
+        records = [_id_keys(node.node_id) for node in checked]
+        return judge_without_evidence(checked_text(claim), read, from_source=from_source, records=records)
 
     def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool:
         """Whether every word of the gaps is in the node (its id's name included), in any of the
