@@ -10,6 +10,9 @@ bracket of words (`[Illustration: A flushed group]`, `[sic]`) is text, not a mar
 
 Sentence splitting gives a marker to the sentence it follows, and claims are made of the words
 around markers, never of a marker.
+
+Reports also name records in their prose, outside any marker: a table's name and ids ("entity
+438", "relationships 353, 354 and 365", "(entities 2529-2534)"), `RECORD_IDS`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,23 @@ _BODY = rf"(?:[^\W\d_]\w{{0,20}}[ \t]*:[ \t]*)?{_REFERENCE}(?:[ \t]*[;,][ \t]*{_
 _KEYED = r"(?i:data|sources?|records)[ \t]*:[^\[\]\n]*"
 MARKER = re.compile(rf"\[[ \t]*(?P<body>{_BODY}|{_KEYED})[ \t]*\](?!\()")
 """One citation marker; its `body` is what is between the brackets."""
+
+
+_RECORD_ID = r"\d+(?!\.?\d)"
+_ID_JOIN = r"(?:[ \t]*,[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or|to)[ \t]+|[ \t]*[&\-\u2010\u2011\u2013][ \t]*)"
+RECORD_IDS = re.compile(
+    r"\b(?P<table>(?i:entit(?:y|ies)|relationships?|communit(?:y|ies)|records?))\b"
+    r"[ \t]*(?:(?i:ids?|nos?\.?|numbers?|#)[ \t]*)?\(?[ \t]*"
+    rf"(?P<ids>{_RECORD_ID}(?:{_ID_JOIN}{_RECORD_ID})*)"
+)
+"""A table's name and the ids of its records, in prose: `ids` is the list ("40, 41 and 42", "40-42")."""
+
+
+def blank_record_ids(text: str) -> str:
+    """`text` with every table's name and ids `RECORD_IDS` finds made spaces, so that the other
+    characters stay where they were: an id names a record, it counts nothing, and "entity" beside
+    it tells nothing of what a number near it counts."""
+    return RECORD_IDS.sub(lambda m: " " * len(m.group()), text)
 
 
 def is_marker(text: str) -> bool:

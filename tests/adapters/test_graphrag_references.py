@@ -53,6 +53,7 @@ def _referenced(dag: DAG, text: str) -> list[str]:
         ("The code K46.1 (13) and the pond (12) are linked.", ["(13)"]),  # "the pond" is not its title
         ("MILL POND (12) feeds ПЕКАРНЯ (14).", ["(12)", "(14)"]),
         ("The Flour Trade (20) sets the price.", ["(20)"]),  # the title's own parenthesis left aside
+        ("The pond and the bakery (entities 12,14) trade.", ["entities 12,14"]),
         ("Entity 99 describes the pond.", []),  # no record 99: a number to check
         ("Relationships 41 and 99 join the pond.", ["41"]),  # the keyword stays: 99 is checked
         ("The entity grew by 12 percent.", []),

@@ -53,7 +53,7 @@ async def test_another_code_is_still_caught(code: str) -> None:
 async def test_ids_of_the_index_own_records_are_not_numbers_to_find() -> None:
     text = "Relationship 41 ties the bakery (entity 14) to the mill pond, which supplies its water."
     bare = await judge(Claim(id="c1", text=text), *RECORD_EVIDENCE)
-    assert bare.verdict is Verdict.NOT_FULLY_SUPPORTED and "41" in bare.reasoning  # no references known
+    assert bare.verdict is not Verdict.FULLY_SUPPORTED and "number 41 is not" in bare.reasoning  # no reference known
     spans = [(0, len("Relationship 41")), (text.index("entity 14"), text.index(") to"))]
     resolved = await judge(Claim(id="c1", text=text, references=spans), *RECORD_EVIDENCE)
     assert resolved.verdict is Verdict.FULLY_SUPPORTED, resolved.reasoning
@@ -64,7 +64,8 @@ async def test_a_reference_leaves_the_rest_of_the_claim_checked() -> None:
     text = "Relationship 41 ties the bakery to the mill pond, which supplies 30 barrels of water."
     spans = [(0, len("Relationship 41"))]
     result = await judge(Claim(id="c1", text=text, references=spans), *RECORD_EVIDENCE)
-    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and "30" in result.reasoning and "41" not in result.reasoning
+    assert result.verdict is not Verdict.FULLY_SUPPORTED
+    assert "number 30 is not" in result.reasoning and "41" not in result.reasoning
 
 
 async def test_a_claim_of_references_only_without_evidence_is_no_flag() -> None:
@@ -88,3 +89,18 @@ async def test_a_relationship_record_of_the_claims_two_names_is_close_to_it() ->
     assert joined.verdict is Verdict.INCONCLUSIVE, joined.reasoning
     apart = await FactsVerifier().judge_without_evidence(Claim(id="c1", text=text.replace("МЕЛЬНИЦА", "РЫНОК")), [relationship])
     assert apart.verdict is Verdict.NOT_FULLY_SUPPORTED  # no record joins ПЕКАРНЯ and РЫНОК among those read
+
+
+@pytest.mark.parametrize(
+    "ids", ["Relationship 333 connects", "Relationships (359,365) connect", "Entities (415, 424) and relationship 359 connect"]
+)
+async def test_an_id_after_a_tables_name_in_the_evidence_is_no_other_number(ids: str) -> None:
+    """Reports over an index quote its ids in their prose and in markers a sentence split cut in
+    two; read as evidence, "relationship 333" and "(entity 406)" give no other number where the
+    claim gives its own (38)."""
+    evidence = f"{ids} the fever with the mill pond (entity 406), supporting its relevance."
+    claim = Claim(id="c1", text="A fever of 38 degrees ties the mill pond to its relevance.")
+    result = await judge(claim, evidence)
+    assert "another number" not in result.reasoning, result.reasoning
+    counted = await judge(claim, evidence.replace("(entity 406)", "(406 cases)"))
+    assert "another number where the claim says 38" in counted.reasoning

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from veritrail_graphrag.adapters.graphrag.citations import CitationIndex, Dataset
 from veritrail_graphrag.dag import DAG
+from veritrail_graphrag.markers import RECORD_IDS
 
 Span = tuple[int, int]
 
@@ -31,13 +32,6 @@ _TABLES: dict[str, tuple[Dataset, ...]] = {
     "communit": ("reports",),
     "record": ("entities", "relationships", "reports"),
 }
-_ID = r"\d+(?![.,]?\d)"
-_JOIN = r"(?:[ \t]*,[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or|to)[ \t]+|[ \t]*[&\-\u2010\u2011\u2013][ \t]*)"
-_KEYED = re.compile(
-    r"\b(?P<table>(?i:entit(?:y|ies)|relationships?|communit(?:y|ies)|records?))\b"
-    r"[ \t]*(?:(?i:ids?|nos?\.?|numbers?|#)[ \t]*)?\(?[ \t]*"
-    rf"(?P<ids>{_ID}(?:{_JOIN}{_ID})*)"
-)
 _BARE = re.compile(r"\((?P<id>\d+)\)")
 _NUMBER = re.compile(r"\d+")
 _RANGE = re.compile(r"^(?:[ \t]*[\-\u2010\u2011\u2013][ \t]*|[ \t]+to[ \t]+)$")
@@ -74,7 +68,7 @@ class RecordIndex:
         return False
 
     def _keyed(self, text: str) -> Iterator[Span]:
-        for match in _KEYED.finditer(text):
+        for match in RECORD_IDS.finditer(text):
             datasets = next(v for k, v in _TABLES.items() if match["table"].lower().startswith(k))
             numbers = list(_NUMBER.finditer(text, match.start("ids"), match.end()))
             resolved = [self.holds(datasets, int(n.group())) for n in numbers]

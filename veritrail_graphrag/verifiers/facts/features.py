@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from veritrail_graphrag import interruption
+from veritrail_graphrag.markers import blank_record_ids
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
@@ -342,7 +343,7 @@ def claim_facts(
     analyzed = []
     for index, text in enumerate(evidence_texts):
         interruption.check()  # a verdict over a few hundred excerpts takes seconds
-        analyzed.append(analyze(text))
+        analyzed.append(analyze(blank_record_ids(text)))  # "relationship 333" counts nothing
         evidence.add(index, analyzed[-1])
     assessment = assess(claim, evidence, config)
     ours = written(claim_text)
