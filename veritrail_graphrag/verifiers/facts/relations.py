@@ -274,6 +274,13 @@ def _sentences_by_key(text: str) -> tuple[list[list[Term]], dict[str, list[int]]
     return sentences, by_key
 
 
+def _latin(term: Term) -> bool:
+    """Whether a term is written in Latin letters. A name an English report keeps in its sources'
+    script ("АТРОПИНА") is written in English evidence by its translation ("Atropine"), which
+    no rule here can tell from the name of something else."""
+    return all(ch.isascii() or "\u00c0" <= ch <= "\u024f" for ch in term.surface if ch.isalpha())
+
+
 def credited_elsewhere(
     claim: TextTerms, texts: Sequence[str], assessment: Assessment
 ) -> list[tuple[Term, Term, str, Place]]:
@@ -308,7 +315,7 @@ def credited_elsewhere(
             end += 1
         at = end + 1
         run = terms[start : end + 1]
-        if not _named(run[0], lowercase) or at >= len(terms):
+        if not _named(run[0], lowercase) or at >= len(terms) or not all(map(_latin, run)):
             continue
         word = terms[at]
         if word.kind != "word" or word.sentence != run[0].sentence or word.key not in assessment.matched:
