@@ -54,6 +54,7 @@ class RecordIndex:
         self.dag = dag
 
     def holds(self, datasets: tuple[Dataset, ...], record: int) -> bool:
+        """Whether one of the tables holds the record ("record 452" may be any table's)."""
         return any(self.citations.node(dataset, record) is not None for dataset in datasets)
 
     def titled(self, record: int, before: str) -> bool:
@@ -68,6 +69,8 @@ class RecordIndex:
         return False
 
     def _keyed(self, text: str) -> Iterator[Span]:
+        """A table's name with its ids: the whole phrase when every id resolves (a range, every id
+        in it), else only the ids that do, so that the others are still checked."""
         for match in RECORD_IDS.finditer(text):
             datasets = next(v for k, v in _TABLES.items() if match["table"].lower().startswith(k))
             numbers = list(_NUMBER.finditer(text, match.start("ids"), match.end()))
@@ -84,6 +87,8 @@ class RecordIndex:
                 yield from (n.span() for n, ok in zip(numbers, resolved, strict=True) if ok)
 
     def _bare(self, text: str, taken: list[Span]) -> Iterator[Span]:
+        """"(452)" right after the title of entity 452; a year or a count after another name is no
+        reference ("MILL POND (1900)")."""
         for match in _BARE.finditer(text):
             inside = any(start <= match.start("id") < end for start, end in taken)
             if not inside and self.titled(int(match["id"]), text[: match.start()].rstrip()):
