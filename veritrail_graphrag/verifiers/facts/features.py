@@ -341,9 +341,10 @@ def claim_facts(
         return None
     evidence = Evidence()
     analyzed = []
-    for index, text in enumerate(evidence_texts):
+    read = [blank_record_ids(text) for text in evidence_texts]  # "relationship 333" counts nothing
+    for index, text in enumerate(read):
         interruption.check()  # a verdict over a few hundred excerpts takes seconds
-        analyzed.append(analyze(blank_record_ids(text)))  # "relationship 333" counts nothing
+        analyzed.append(analyze(text))
         evidence.add(index, analyzed[-1])
     assessment = assess(claim, evidence, config)
     ours = written(claim_text)
@@ -414,7 +415,7 @@ def claim_facts(
     # The claim denying what the evidence states is a contradiction; the evidence denying a clause
     # near the claim's words is as often another fact of a long source text (measured on the dev
     # splits), and counts against intermediate outputs only (`decide`).
-    closest = _closest_place(evidence_texts, set(assessment.matched.values()))
+    closest = _closest_place(read, set(assessment.matched.values()))
     closest_quote = quote(evidence_texts[closest[0]], closest[1]) if closest else ""
     for message in assessment.negation_mismatches[: assessment.denied_in_claim]:
         facts.findings.append(Finding("negation_conflict", message, None, message, closest_quote))
@@ -432,7 +433,7 @@ def claim_facts(
             found("negation_conflict", term, why, place)
             continue
         found("swapped_name" if term.kind == "name" else "swapped_word", term, why, place)
-    for name, word, other, place in credited_elsewhere(claim, evidence_texts, assessment):
+    for name, word, other, place in credited_elsewhere(claim, read, assessment):
         why = f"the evidence says '{word.surface}' of '{other}', not of '{name.surface}'"
         found("credited_elsewhere", name, why, place)
     subject = {assessment.matched[k] for k in subject_keys(claim) if k in assessment.matched}
