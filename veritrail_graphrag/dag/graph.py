@@ -129,8 +129,11 @@ class DAG:
                 f"{FORMAT_NAME!r} <= {FORMAT_VERSION}",
                 file=path,
             )
+        raw_edges = data.get("edges") or []
+        if not isinstance(raw_edges, list):
+            raise DagError(f"'edges' must be a list of [source, target] pairs, not {excerpt(raw_edges)}", file=path)
         try:
-            edges = [_edge_pair(edge, i) for i, edge in enumerate(data.get("edges") or [])]
+            edges = [_edge_pair(edge, i) for i, edge in enumerate(raw_edges)]
         except DagError as exc:
             raise DagError(exc.problem, file=path, row=exc.row) from None
         try:
