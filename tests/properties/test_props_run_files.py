@@ -8,8 +8,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from fuzz import damaged_bytes, damaged_json, dump, mutated_json, outcome, reader_settings, write
 import pytest
+from fuzz import damaged_bytes, damaged_json, dump, mutated_json, outcome, reader_settings, write
 from hypothesis import given
 from hypothesis import strategies as st
 from seeds import booookscore_documents, dag_documents, summary_logs

@@ -111,6 +111,29 @@ def test_a_mutated_report_is_read_or_refused_in_one_line(report_files: Path, dat
         outcome(lambda: load_audit(path), Path(folder))
 
 
+def _first_evidence(document: dict[str, Any]) -> list[Any]:
+    return next(it["evidence"] for result in document["results"] for it in result["iterations"] if it["evidence"])
+
+
+HUGE = "x" * 100_000
+REPORT_EDITS = {  # failures the long profile found, each a plain example kept for good
+    "a 100 kB report version": lambda d: d.update(report_version=HUGE),
+    "a node id that is a list": lambda d: d["nodes"]["node_id"].__setitem__(0, ["a"]),
+    "a 100 kB sentence id": lambda d: _first_evidence(d).__setitem__(0, "0#" + HUGE),
+}
+
+
+@pytest.mark.parametrize("edit", REPORT_EDITS)
+def test_found_report_failures_stay_fixed(report_files: Path, tmp_path: Path, edit: str) -> None:
+    document = json.loads((report_files / "report.json").read_text(encoding="utf-8"))
+    REPORT_EDITS[edit](document)
+    path = write(tmp_path / "report.json", dump(document))
+    dag = DAG.from_json(report_files / "dag.json")
+    for read in (lambda: AuditReport.load(path), lambda: AuditReport.load(path, dag)):
+        assert isinstance(outcome(read, tmp_path), VeriTrailError)
+    outcome(lambda: load_audit(path), tmp_path)  # compare reads no sentence texts: a result, or one line
+
+
 @reader_settings(fast_examples=20)
 @given(st.data())
 def test_a_damaged_table_file_is_refused_in_one_line(data: st.DataObject) -> None:

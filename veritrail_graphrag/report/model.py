@@ -29,7 +29,7 @@ from pydantic_core import to_json
 
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.trail import ClaimResult
-from veritrail_graphrag.errors import DagError, ReportError, field_path, validation_problem
+from veritrail_graphrag.errors import DagError, ReportError, excerpt, field_path, validation_problem
 from veritrail_graphrag.files import read_json, write_together
 from veritrail_graphrag.llm.usage import UsageReport
 from veritrail_graphrag.models import Claim, SupportGap, TrailConfig, Verdict
@@ -200,9 +200,11 @@ class AuditReport(BaseModel):
         for number, record in enumerate(records):
             try:
                 report.results.append(from_record(record, source))
-            except (KeyError, IndexError, DagError) as exc:
+            except (KeyError, IndexError, ValueError, DagError) as exc:
+                missing = excerpt(exc.args[0]) if isinstance(exc, KeyError) and exc.args else exc
                 raise ReportError(
-                    f"results[{number}] (claim {record.claim.id!r}) names a text the report does not hold: {exc}",
+                    f"results[{number}] (claim {excerpt(record.claim.id)}) names a text the report does not hold: "
+                    f"{missing}",
                     file=path,
                     row=number,
                     ids=[record.claim.id],
@@ -218,7 +220,7 @@ class AuditReport(BaseModel):
             raise ReportError("not a veritrail report", file=path)
         version = data.get("report_version")
         if version not in (1, REPORT_VERSION):
-            raise ReportError(f"report version {version!r} is not 1 or {REPORT_VERSION}", file=path)
+            raise ReportError(f"report version {excerpt(version)} is not 1 or {REPORT_VERSION}", file=path)
         try:
             if version == 1:
                 report = cls.model_validate(data)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from veritrail_graphrag.citations import ClaimCitations
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.engine.trail import BatchRecord, ClaimResult, Iteration, StopReason, untraced
+from veritrail_graphrag.errors import excerpt
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, SupportGap, Verdict
 
 ID_KEYS = ("id", "human_readable_id", "community", "title", "row")
@@ -79,6 +80,8 @@ def nodes_from_columns(columns: Mapping[str, list[Any]]) -> dict[str, NodeInfo]:
             raise ValueError(f"nodes.{name}: not a list of {len(ids)} values, one per node")
     nodes: dict[str, NodeInfo] = {}
     for row, node_id in enumerate(ids):
+        if not isinstance(node_id, str):
+            raise ValueError(f"nodes.node_id row {row}: a node id is a string, not {excerpt(node_id)}")
         value = {name: values[row] for name, values in columns.items() if values[row] is not None}
         try:
             nodes[node_id] = NodeInfo(
@@ -180,8 +183,11 @@ class TextSource(Protocol):
 
 
 def split_sentence_id(sentence_id: str) -> tuple[str, int]:
-    """`<node id>#<n>` -> (node id, n); node ids may themselves hold '#'."""
+    """`<node id>#<n>` -> (node id, n); node ids may themselves hold '#'. `ValueError` quoting a
+    short excerpt of an id that is not of that form (a hand-edited report)."""
     node_id, _, index = sentence_id.rpartition("#")
+    if not index.isdecimal():
+        raise ValueError(f"sentence id {excerpt(sentence_id)} is not '<node id>#<n>'")
     return node_id, int(index)
 
 
@@ -453,8 +459,8 @@ def touched_nodes(result: ClaimResult) -> set[str]:
         nodes.update(it.checked, it.carried_roots, it.nodes_with_evidence, it.omitted_from_verdict)
         nodes.update(n for unread in it.not_read.values() for n in unread)
         nodes.update(s.node_id for s in (*it.evidence, *it.context))
-        for excerpt in it.excerpts:
-            nodes.update(excerpt.nodes)
+        for shown in it.excerpts:
+            nodes.update(shown.nodes)
         for batch in it.batches:
             nodes.update(batch.node_ids)
     return nodes
