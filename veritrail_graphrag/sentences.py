@@ -190,7 +190,7 @@ def _leading_markers(text: str, start: int, end: int) -> int:
     """Where the citation markers that open `text[start:end]` end (`start` when none do), with the
     punctuation that closes them: "... a symptom. [Data: Entities (5)]. Next ..." leaves no "."."""
     first = at = start + len(text[start:end]) - len(text[start:end].lstrip())
-    if not text.startswith("[", first):
+    if not text.startswith(("[", "("), first):
         return start
     while (match := MARKER.match(text, at, end)) is not None:
         at = match.end()
@@ -250,7 +250,7 @@ def _sentences(text: str, language: str | None) -> list[str]:
 
 
 def _only_markers(text: str) -> bool:
-    return text.lstrip().startswith("[") and _CLOSING_PUNCTUATION.sub("", MARKER.sub("", text)).strip() == ""
+    return text.lstrip().startswith(("[", "(")) and _CLOSING_PUNCTUATION.sub("", MARKER.sub("", text)).strip() == ""
 
 
 def split_paragraphs(text: str, language: str | None = AUTO) -> list[list[str]]:

@@ -54,6 +54,32 @@ def test_markers_in_any_form_are_read(marker: str, labels: list[str] | None) -> 
         assert strip_markers(f"Marley is dead {marker}.") == "Marley is dead."
 
 
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [  # three published indexes write some of their markers in round brackets
+        ("(Data: Relationships (334))", [("relationships", [334])]),
+        ("(Data: Relationships(483))", [("relationships", [483])]),
+        ("(data: Entities (3); Relationships (5, +more))", [("entities", [3]), ("relationships", [5])]),
+    ],
+)
+def test_markers_in_round_brackets_are_read(text: str, labels: list[tuple[str, list[int]]]) -> None:
+    assert [(c.dataset, c.ids) for c in data_citations(f"Marley is dead {text}.")] == labels
+    assert strip_markers(f"Marley is dead {text}.") == "Marley is dead."
+
+
+def test_a_full_stop_after_a_marker_that_follows_the_end_is_dropped_with_it() -> None:
+    assert strip_markers("The mill closed. [Data: Entities (58)].") == "The mill closed."
+    assert strip_markers("It closed! [Data: Reports (1)] (Data: Entities (2)).") == "It closed!"
+    assert strip_markers("磨坊关闭了。[Data: Entities (3)]。") == "磨坊关闭了。"
+    assert strip_markers("Wait... [Data: Reports (1)] what") == "Wait... what"
+
+
+def test_round_brackets_of_words_and_numbers_are_text() -> None:
+    for text in ("(data: 5 samples)", "(see Entities 3)", "(Relationships (3))", "(1921)"):
+        assert data_citations(f"The mill closed {text}.") == []
+        assert strip_markers(f"The mill closed {text}.") == f"The mill closed {text}."
+
+
 def test_unknown_datasets_and_words_are_skipped() -> None:
     assert data_citations("[Data: Tables (3); Reports (x, 4, +more)]") == [
         DataCitation(dataset="reports", ids=[4], more=True)

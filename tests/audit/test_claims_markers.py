@@ -12,7 +12,9 @@ REPORT = (
     "Ada Pell kept its ledgers [Data: Entities (3); Relationships (9, +more)].\n\n"
     "[DATA: Relationships (4)]\n\n"
     "The bakery in Selby bought its flour. [Relationships (7)] [Relationship 8]\n"
-    "It closed. [Data: Reports (1)]"
+    "It closed. [Data: Reports (1)]\n\n"
+    "The miller sold it in 1930. (Data: Relationships (334)).\n"
+    "(Data: Entities (2))"
 )
 
 
@@ -26,9 +28,10 @@ def test_markers_in_any_form_belong_to_their_sentence_and_are_never_claims() -> 
         "The mill ground wheat for the village until 1921.",
         "Ada Pell kept its ledgers.",
         "The bakery in Selby bought its flour.",
+        "The miller sold it in 1930.",
     ]
     assert [(s.text, s.reason) for s in skipped] == [
         ("# The Ouse mill", "a heading"),
         ("It closed. [Data: Reports (1)]", "too short to check (fewer than 3 words)"),
     ]
-    assert [c.sentence for c in claims] == [1, 2, 3]
+    assert [c.sentence for c in claims] == [1, 2, 3, 5]

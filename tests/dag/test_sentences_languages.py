@@ -129,6 +129,10 @@ def test_a_text_of_ascii_letters_is_split_as_english_without_asking_a_detector(m
             ["The mill closed [DATA: relationships (7)].", "It reopened."],
         ),
         ("磨坊关闭了。[Data: Entities (3)] 后来又开了。", ["磨坊关闭了。[Data: Entities (3)]", "后来又开了。"]),
+        (  # in round brackets, as three published indexes write some of theirs
+            "The mill closed. (Data: Relationships (1037)). It reopened.",
+            ["The mill closed. (Data: Relationships (1037)).", "It reopened."],
+        ),
         (  # a full stop after the marker as well: no sentence "." of its own
             "The mill closed. [Data: Entities (58)]. It reopened.",
             ["The mill closed. [Data: Entities (58)].", "It reopened."],
