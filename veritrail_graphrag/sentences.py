@@ -58,8 +58,10 @@ _TAIL = 40
 two pieces are one sentence is made per piece, so it must not read a long piece whole."""
 _CLOSING_PUNCTUATION = re.compile(r"[.,;:!?\u3002\uff01\uff1f]+")
 _NON_ASCII_LETTER = re.compile(r"[^\W\d_a-zA-Z]")
-_ET_AL = re.compile(r"\bet al\.$")
-_DOTTED = re.compile(r"(?:^|[\s(])(?:[^\W\d_]{1,2}\.){2,}$")
+_ET_AL = re.compile(r"\b(?:et al|etc)\.[)\]]?$")
+"""An abbreviation that ends a sentence only before a capital, closed by a bracket or not:
+"Cooper et al.", "wheat, maize, etc.)"."""
+_DOTTED = re.compile(r"(?:^|[\s(])(?:[^\W\d_]{1,2}\.){2,}[)\]]?$")
 """A dotted acronym at the end of a piece: "C.G.I.", "z.B.", "EE.UU.", "т.е."."""
 _SHORT_WORD = re.compile(r"(?:^|[\s('\u2019])[^\W\d_]{1,5}\.$")
 _GOES_ON = re.compile(r"[^\W\d_]")

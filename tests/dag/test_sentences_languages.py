@@ -100,6 +100,26 @@ def test_et_al_still_ends_a_sentence_before_a_capital() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The farm grows crops (wheat, maize, etc.) and sells them to the mill.",
+        "It sells tools, seeds, etc. to the village.",
+        "The rate (Cooper et al.) was low in winter.",
+        "The code (C.G.I.) applies to every firm.",
+    ],
+)
+def test_an_abbreviation_closed_by_a_bracket_ends_nothing_before_a_lower_case_word(text: str) -> None:
+    assert split_sentences(text) == [text]
+
+
+def test_etc_still_ends_a_sentence_before_a_capital() -> None:
+    assert split_sentences("It grows wheat, maize, etc. The mill buys it.") == [
+        "It grows wheat, maize, etc.",
+        "The mill buys it.",
+    ]
+
+
 def test_a_text_of_ascii_letters_is_split_as_english_without_asking_a_detector(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_detector(text: str) -> str:
         raise AssertionError("an English text must not depend on language detection")
