@@ -49,7 +49,7 @@ def test_the_key_ignores_citations_case_and_punctuation() -> None:
 
 def test_the_shipped_dev_labels_parse_and_hold_three_labels() -> None:
     labels = read_labels(dev_labels_path())
-    assert len(labels) == 309
+    assert len(labels) == 299
     assert {label.label for label in labels} == {"supported", "unsupported", "uncheckable"}
 
 
