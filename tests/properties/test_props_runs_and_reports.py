@@ -120,6 +120,7 @@ REPORT_EDITS = {  # failures the long profile found, each a plain example kept f
     "a 100 kB report version": lambda d: d.update(report_version=HUGE),
     "a node id that is a list": lambda d: d["nodes"]["node_id"].__setitem__(0, ["a"]),
     "a 100 kB sentence id": lambda d: _first_evidence(d).__setitem__(0, "0#" + HUGE),
+    "a sentence of a 100 kB node id": lambda d: _first_evidence(d).__setitem__(0, HUGE + "#0"),
 }
 
 

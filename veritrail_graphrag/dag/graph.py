@@ -189,7 +189,7 @@ class DAG:
         try:
             return self._nodes[node_id]
         except KeyError:
-            raise DagError(f"unknown node id {node_id!r}", ids=[node_id]) from None
+            raise DagError(f"unknown node id {excerpt(node_id)}", ids=[node_id]) from None
 
     def src(self, node_id: str) -> list[str]:
         """The inputs of the step that produced `node_id`."""
