@@ -30,7 +30,12 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_ba
 settings.register_profile(
     "fast", deadline=None, derandomize=True, database=None, suppress_health_check=_QUIET, print_blob=True
 )
-settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=_QUIET, print_blob=True)
+LONG_EXAMPLES = int(os.environ.get("HYPOTHESIS_LONG_EXAMPLES", "10000"))
+"""Examples a reader in the long profile: 10,000, or fewer per process when a slow property is
+shared among processes with different `--hypothesis-seed`s (docs/development.md)."""
+settings.register_profile(
+    "long", max_examples=LONG_EXAMPLES, deadline=None, suppress_health_check=_QUIET, print_blob=True
+)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "fast")
 
 
