@@ -13,8 +13,10 @@ from veritrail_graphrag.evaluation.splits import Split, select
 from veritrail_graphrag.llm.kinds import CallKind
 from veritrail_graphrag.llm.usage import UsageLedger
 from veritrail_graphrag.models import Agreement, Claim, EvidenceSelection, Excerpt, Sentence, Verdict, VerdictResult
-from veritrail_graphrag.verifiers.base import LocatesInventions
+from veritrail_graphrag.verifiers import base
+from veritrail_graphrag.verifiers.base import LocatesInventions, ReadsLanguages, Verifier
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
+from veritrail_graphrag.verifiers.lexical import LexicalVerifier
 
 SOURCE = "The mill opened in 1850. The river powers the mill."
 
@@ -180,6 +182,22 @@ def test_the_verifier_is_measured_with_its_capabilities() -> None:
     assert outcome.verdict is Verdict.INCONCLUSIVE
     assert report.cost.calls_by_kind["judge"] >= report.cost.claims
     assert isinstance(counting(FactsVerifier()), LocatesInventions)  # the stage that wrote the invention
+
+
+@pytest.mark.parametrize("inner", [FactsVerifier(), LexicalVerifier()], ids=["facts", "lexical"])
+def test_the_counting_wrapper_keeps_every_capability_of_the_verifier(inner: Verifier) -> None:
+    """Every optional capability `verifiers.base` declares, not only those an earlier test named:
+    one the wrapper dropped (the languages a verifier reads) let `veritrail eval wild` judge
+    claims over sources in another language that an audit leaves Inconclusive."""
+    capabilities = [
+        kind
+        for kind in vars(base).values()
+        if isinstance(kind, type) and getattr(kind, "_is_runtime_protocol", False) and kind is not Verifier
+    ]
+    assert ReadsLanguages in capabilities
+    wrapped = counting(inner)
+    assert [kind for kind in capabilities if isinstance(inner, kind) and not isinstance(wrapped, kind)] == []
+    assert wrapped.languages == inner.languages
 
 
 class SampledKeywordVerifier(KeywordVerifier):

@@ -7,7 +7,8 @@ after the run; any other verifier reports none.
 
 The wrapper keeps the inner verifier's optional capabilities (`counting`): without them the engine
 would run another verifier than the one a user audits with (no prefilter, no abstaining when no
-evidence is selected, no untraced claim kept Inconclusive), and `veritrail eval` would measure that one.
+evidence is selected, no untraced claim kept Inconclusive, every language's sources judged), and
+`veritrail eval` would measure that one.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from veritrail_graphrag.verifiers.base import (
     LocatesInventions,
     Prefilters,
     PromptLimited,
+    ReadsLanguages,
     Verifier,
 )
 from veritrail_graphrag.verifiers.capabilities import MetersUsage, close, usage_report
@@ -91,6 +93,12 @@ class _KeepsUntraced(CountingVerifier):
         return cast(KeepsUntracedInconclusive, self.inner).keeps_untraced_inconclusive
 
 
+class _ReadsLanguages(CountingVerifier):
+    @property
+    def languages(self) -> frozenset[str]:
+        return cast(ReadsLanguages, self.inner).languages
+
+
 _CAPABILITIES: tuple[tuple[type, type[CountingVerifier]], ...] = (
     (AbstainsWithoutEvidence, _Abstains),
     (KeepsUntracedInconclusive, _KeepsUntraced),
@@ -98,6 +106,7 @@ _CAPABILITIES: tuple[tuple[type, type[CountingVerifier]], ...] = (
     (LocatesInventions, _LocatesInventions),
     (PromptLimited, _PromptLimited),
     (Estimates, _Estimates),
+    (ReadsLanguages, _ReadsLanguages),
 )
 
 
