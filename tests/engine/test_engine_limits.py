@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from scripted import ScriptedVerifier
@@ -11,6 +13,7 @@ from veritrail_graphrag import DAG, Claim, ClaimsError, TrailConfig, Verdict, Ve
 from veritrail_graphrag.engine.batching import pack_nodes, shorten
 from veritrail_graphrag.models import Sentence
 from veritrail_graphrag.verifiers import EvidenceSelection, VerdictResult
+from veritrail_graphrag.verifiers.base import KeepsClaimState
 
 
 def star(n_inputs: int, sentences_each: int, marked: bool = True) -> DAG:
@@ -305,3 +308,35 @@ def test_shorten_cuts_only_sentences_longer_than_a_prompt() -> None:
     assert cut == {"x#0"} and kept[0].text.endswith(" [...]") and len(kept[0].text) == 30
     assert kept[1].text == "x 0"
     assert shorten([[long]], None) == ([[long]], set())
+
+
+def test_a_verifier_keeping_claim_state_reads_each_trail_inside_its_scope() -> None:
+    """A verifier that keeps what it read for a claim (`KeepsClaimState`) is told when the
+    claim's trail ends, also when it ends in a failure, so that it can let the claim go: kept for
+    every claim of an index it was a seventh of an audit's memory."""
+    events: list[tuple[str, str]] = []
+
+    class Keeping(ScriptedVerifier):
+        @contextmanager
+        def reading(self, claim: Claim) -> Iterator[None]:
+            events.append(("open", claim.id))
+            try:
+                yield
+            finally:
+                events.append(("close", claim.id))
+
+        async def judge(self, claim, excerpts):  # type: ignore[no-untyped-def]
+            events.append(("judge", claim.id))
+            if claim.id == "broken":
+                raise ConnectionError("model exploded")
+            return await super().judge(claim, excerpts)
+
+    verifier = Keeping("MARK")
+    assert isinstance(verifier, KeepsClaimState)
+    VeriTrail(verifier).verify(star(2, 1), Claim(id="c1", text="MARK"))
+    assert events[0] == ("open", "c1") and events[-1] == ("close", "c1")
+    assert ("judge", "c1") in events[1:-1]
+    events.clear()
+    with pytest.raises(VerifierError):
+        VeriTrail(verifier).verify(star(2, 1), Claim(id="broken", text="MARK"))
+    assert events == [("open", "broken"), ("judge", "broken"), ("close", "broken")]

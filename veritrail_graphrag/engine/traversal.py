@@ -40,6 +40,7 @@ from veritrail_graphrag.models import (
 )
 from veritrail_graphrag.verifiers.base import (
     AbstainsWithoutEvidence,
+    KeepsClaimState,
     KeepsUntracedInconclusive,
     LocatesInventions,
     Prefilters,
@@ -225,6 +226,13 @@ class _Trail:
             ) from None
 
     async def run(self) -> ClaimResult:
+        """The claim's trail (`_walk`), inside the verifier's scope for the claim when it keeps one."""
+        if not isinstance(self.verifier, KeepsClaimState):
+            return await self._walk()
+        with self.verifier.reading(self.claim):
+            return await self._walk()
+
+    async def _walk(self) -> ClaimResult:
         """Algorithm 1: one Evidence Selection and one verdict per iteration, walking backwards."""
         if not self.claim.sub_claims:
             self.claim = self.claim.model_copy(update={"sub_claims": await self._decompose(self.claim.text)})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import cache
 from typing import cast
 
@@ -22,6 +23,7 @@ from veritrail_graphrag.models import Claim, EvidenceSelection, Excerpt, Sentenc
 from veritrail_graphrag.verifiers.base import (
     AbstainsWithoutEvidence,
     Estimates,
+    KeepsClaimState,
     KeepsUntracedInconclusive,
     LocatesInventions,
     Prefilters,
@@ -93,6 +95,11 @@ class _KeepsUntraced(CountingVerifier):
         return cast(KeepsUntracedInconclusive, self.inner).keeps_untraced_inconclusive
 
 
+class _KeepsClaimState(CountingVerifier):
+    def reading(self, claim: Claim) -> AbstractContextManager[None]:
+        return cast(KeepsClaimState, self.inner).reading(claim)
+
+
 class _ReadsLanguages(CountingVerifier):
     @property
     def languages(self) -> frozenset[str]:
@@ -107,6 +114,7 @@ _CAPABILITIES: tuple[tuple[type, type[CountingVerifier]], ...] = (
     (PromptLimited, _PromptLimited),
     (Estimates, _Estimates),
     (ReadsLanguages, _ReadsLanguages),
+    (KeepsClaimState, _KeepsClaimState),
 )
 
 

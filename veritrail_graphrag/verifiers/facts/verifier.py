@@ -11,7 +11,9 @@ against scattered passages) need the LLM verifier.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -86,6 +88,22 @@ class NodeTerms:
     def __init__(self) -> None:
         self._keys: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
         self._named: dict[tuple[str, str], set[str]] = {}
+        self._trails: Counter[tuple[str, str]] = Counter()
+
+    @contextmanager
+    def reading(self, claim: Claim) -> Iterator[None]:
+        """A trail of the claim: its terms are let go when the last trail of it open ends (one
+        verifier can trace the same claim in several DAGs at once)."""
+        key = (claim.id, claim.text)
+        self._trails[key] += 1
+        try:
+            yield
+        finally:
+            self._trails[key] -= 1
+            if not self._trails[key]:
+                del self._trails[key]
+                self._keys.pop(key, None)
+                self._named.pop(key, None)
 
     def add(self, claim: Claim, sentences: list[Sentence]) -> None:
         nodes = self._keys.setdefault((claim.id, claim.text), {})
@@ -127,6 +145,9 @@ class FactsVerifier(LexicalVerifier):
         super().__init__(config)
         self.model = model or shipped_model()
         self.read = NodeTerms()
+
+    def reading(self, claim: Claim) -> AbstractContextManager[None]:
+        return self.read.reading(claim)
 
     async def select_evidence(self, claim: Claim, sentences: list[Sentence]) -> EvidenceSelection:
         self.read.add(claim, sentences)
