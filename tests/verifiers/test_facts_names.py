@@ -110,6 +110,14 @@ async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared() -> N
     assert (gap.check, gap.quote) == ("changed number", "The mill on the river opened in 1850.")
 
 
+async def test_a_denial_flag_quotes_the_sentence_closest_to_the_claim() -> None:
+    evidence = "The mill on the river opened in 1850. The council rejected the plan for a second mill twice."
+    result = await judge("The council did not reject the plan for a second mill.", evidence)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert result.reasoning.startswith("denial check: ")
+    assert 'the evidence says: "The council rejected the plan for a second mill twice."' in result.reasoning
+
+
 async def test_a_claim_its_source_mostly_lacks_asks_for_a_look() -> None:
     """Commentary and paraphrase far from the source (most such claims of real reports, and all
     of a sample on a novel) are Inconclusive, not flagged; such a claim that brings names or

@@ -152,6 +152,14 @@ def name_partners(claim: TextTerms, text: str, spans: dict[int, tuple[int, int]]
     return partners
 
 
+@lru_cache(maxsize=4096)
+def _counted(text: str) -> str:
+    """An evidence text as the rules count it ("relationship 333" counts nothing:
+    `blank_record_ids`), once per text however many claims are shown it; the same string when it
+    names no record."""
+    return blank_record_ids(text)
+
+
 @lru_cache(maxsize=16384)
 def _suppositions(sentence: str) -> tuple[frozenset[str], tuple[frozenset[str], ...], frozenset[str]]:
     """One evidence sentence read for `_supposed_keys`, once however many claims are shown it: its
@@ -341,7 +349,7 @@ def claim_facts(
         return None
     evidence = Evidence()
     analyzed = []
-    read = [blank_record_ids(text) for text in evidence_texts]  # "relationship 333" counts nothing
+    read = [_counted(text) for text in evidence_texts]
     for index, text in enumerate(read):
         interruption.check()  # a verdict over a few hundred excerpts takes seconds
         analyzed.append(analyze(text))
@@ -415,9 +423,10 @@ def claim_facts(
     # The claim denying what the evidence states is a contradiction; the evidence denying a clause
     # near the claim's words is as often another fact of a long source text (measured on the dev
     # splits), and counts against intermediate outputs only (`decide`).
-    closest = _closest_place(read, set(assessment.matched.values()))
+    denials = assessment.negation_mismatches[: assessment.denied_in_claim]
+    closest = _closest_place(read, set(assessment.matched.values())) if denials else None
     closest_quote = quote(evidence_texts[closest[0]], closest[1]) if closest else ""
-    for message in assessment.negation_mismatches[: assessment.denied_in_claim]:
+    for message in denials:
         facts.findings.append(Finding("negation_conflict", message, None, message, closest_quote))
         values["negation_conflict"] += 1
     for term in claim.terms:
@@ -463,9 +472,7 @@ def claim_facts(
     for term in plain_missing[:_SHOWN_WORDS]:
         facts.findings.append(Finding("missing_words", term.surface, spans.get(term.position), "not in the evidence"))
     facts.values = values
-    outputs = [
-        written(text) for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root
-    ]
+    outputs = [text for text, root in zip(evidence_texts, roots or [True] * len(analyzed), strict=True) if not root]
     for term, other, name, compared in opposed_beside(ours, outputs, assessment, read_keys):
         why = f"the evidence says '{other.surface}' of '{name}' where the claim says '{term.surface}'"
         facts.opposed.append(Finding("opposed", term.surface, spans.get(term.position), why, compared))
