@@ -110,6 +110,18 @@ async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared() -> N
     assert (gap.check, gap.quote) == ("changed number", "The mill on the river opened in 1850.")
 
 
+async def test_a_quote_shows_the_evidence_as_written_around_a_record_id() -> None:
+    """The rules read evidence with the pipeline's record ids blanked ("entity no. 12" counts
+    nothing); the sentence a flag quotes starts where it is written, not inside a blanked id."""
+    evidence = "The mill was built by the guild (entity no. 12). It opened in 1850 with two wheels."
+    result = await judge("The mill opened in 1870 with two wheels.", evidence)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert result.reasoning.startswith(
+        "changed number check: the evidence gives another number where the claim says 1870; "
+        'the evidence says: "It opened in 1850 with two wheels."'
+    )
+
+
 async def test_a_denial_flag_quotes_the_sentence_closest_to_the_claim() -> None:
     evidence = "The mill on the river opened in 1850. The council rejected the plan for a second mill twice."
     result = await judge("The council did not reject the plan for a second mill.", evidence)

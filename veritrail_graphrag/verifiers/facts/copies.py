@@ -46,6 +46,7 @@ from veritrail_graphrag.verifiers.facts.relations import (
     POSSESSIVE,
     Span,
     Written,
+    evidence_read,
     negated_by_prefix,
     quoted,
     sentences_of,
@@ -53,7 +54,7 @@ from veritrail_graphrag.verifiers.facts.relations import (
 )
 from veritrail_graphrag.verifiers.lexical.antonyms import opposites, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment
-from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, analyze, stem
+from veritrail_graphrag.verifiers.lexical.text import STOPWORDS, Term, TextTerms, stem
 
 MAX_EDIT = 3
 """Terms on either side of an edit: more than this is a rewrite, not a copy with a word changed."""
@@ -123,9 +124,9 @@ def _sentences(text: str) -> list[_Read]:
     wrapped at a fixed width (Project Gutenberg's), and a wrapped line is a fragment that a claim
     can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
     to be bound by the terms")."""
-    side = written(text)
+    side = evidence_read(text)
     mended: list[list[Term]] = []
-    for sentence in sentences_of(analyze(text)):
+    for sentence in sentences_of(side.terms):
         last = mended[-1][-1] if mended else None
         if last is None or last.position not in side.spans or sentence[0].position not in side.spans:
             mended.append(list(sentence))
@@ -145,7 +146,7 @@ def _sentences(text: str) -> list[_Read]:
 @lru_cache(maxsize=1024)
 def _text_partners(text: str) -> dict[str, set[str]]:
     """An evidence text's `_run_partners`, once per text; the claim's are kept apart (`reversals`)."""
-    return _run_partners(analyze(text))
+    return _run_partners(evidence_read(text).terms)
 
 
 def _most_pairs(keys: Sequence[str], plain: Sequence[bool], read_keys: frozenset[str]) -> tuple[int, int]:
@@ -199,7 +200,8 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
     claim_partners = _run_partners(claim)
     for output in texts:
         interruption.check()
-        theirs, negations = written(output), analyze(output).negations
+        theirs = evidence_read(output)
+        negations = theirs.terms.negations
         partners = (_text_partners(output), claim_partners)
         reads = _sentences(output)
         for read in reads:

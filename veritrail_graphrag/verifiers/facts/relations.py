@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
+from veritrail_graphrag.markers import blank_record_ids
 from veritrail_graphrag.verifiers.lexical.antonyms import is_person_word, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment, Evidence
 from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, stem, term_spans
@@ -40,9 +41,10 @@ _QUOTED = 240
 
 
 def quote(text: str, sentence: int) -> str:
-    """The sentence of `text` with that index (as `analyze` numbers them), as written, from its
-    first term to its last: what a reviewer reads to see why a rule fired."""
-    side = written(text)
+    """The sentence of the evidence `text` with that index (as the verdict reads the text:
+    `evidence_read`), as written, from its first term to its last: what a reviewer reads to see
+    why a rule fired."""
+    side = evidence_read(text)
     terms = [t for t in side.terms.terms if t.sentence == sentence]
     return quoted(side, terms[0], terms[-1]) if terms else ""
 
@@ -53,7 +55,7 @@ def quoted(side: Written, first: Term, last: Term) -> str:
     line and cut at `_QUOTED` characters."""
     start = side.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
     end = side.spans.get(last.position, (start, len(side.text)))[1]
-    while start < end and not side.text[start].isalnum():
+    while start < end and not side.counted[start].isalnum():  # a blanked record id is no word
         start += 1
     while end < len(side.text) and side.text[end] in _CLOSING:
         end += 1
@@ -131,21 +133,25 @@ class Written:
     words as written."""
 
     text: str
+    """As written: what a finding quotes."""
     terms: TextTerms
     spans: dict[int, Span]
     runs: dict[int, frozenset[str]]
     """Per term position, the keys of the run of capitalized words it stands in ("Tiny Tim")."""
+    counted: str
+    """As the rules read it: for evidence, `text` with the ids of the pipeline's records blanked in
+    place (`evidence_read`), so that the two have the same spans; for a claim, `text`."""
 
     def between(self, left: Term, right: Term) -> str:
         start = self.spans.get(left.position, (0, 0))[1]
-        end = self.spans.get(right.position, (len(self.text), len(self.text)))[0]
-        return self.text[start:end]
+        end = self.spans.get(right.position, (len(self.counted), len(self.counted)))[0]
+        return self.counted[start:end]
 
     def opening(self, first: Term, term: Term) -> str:
         """The text of a sentence up to `term`, from where its first term's sentence begins (after
         the term before `first`, which closes the sentence before)."""
         start = self.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
-        return self.text[start : self.spans.get(term.position, (start, start))[0]]
+        return self.counted[start : self.spans.get(term.position, (start, start))[0]]
 
     def phrase(self, first: Term, last: Term) -> tuple[str, Span | None]:
         if first.position not in self.spans or last.position not in self.spans:
@@ -155,15 +161,28 @@ class Written:
 
     def after(self, term: Term) -> str:
         end = self.spans.get(term.position, (0, 0))[1]
-        return self.text[end : end + 12]
+        return self.counted[end : end + 12]
+
+
+def _written(text: str, counted: str) -> Written:
+    terms = analyze(counted)
+    runs = {position: frozenset(terms.terms[p].key for p in run) for _, run in terms.runs for position in run}
+    return Written(text, terms, term_spans(counted, terms), runs, counted)
 
 
 @lru_cache(maxsize=1024)
 def written(text: str) -> Written:
     """A text's terms, spans and runs, computed once however many claims are compared with it."""
-    terms = analyze(text)
-    runs = {position: frozenset(terms.terms[p].key for p in run) for _, run in terms.runs for position in run}
-    return Written(text, terms, term_spans(text, terms), runs)
+    return _written(text, text)
+
+
+@lru_cache(maxsize=1024)
+def evidence_read(text: str) -> Written:
+    """An evidence text as the rules read it: the terms of the text with the ids of the
+    pipeline's records blanked (`blank_record_ids`: "relationship 333" counts nothing), which is
+    also how the verdict's evidence is read, over the text as written: the ids are blanked in
+    place, so each term's span is where it is written, and a quote shows the evidence's words."""
+    return _written(text, blank_record_ids(text))
 
 
 def _subject(written: Written, sentence: Sequence[Term], at: int) -> frozenset[str]:
@@ -231,7 +250,9 @@ def opposed_beside(
             continue
         names = frozenset(assessment.matched[k] for k in subject)
         if sentences is None:
-            sentences = [(side, sentence) for side in map(written, evidence) for sentence in sentences_of(side.terms)]
+            sentences = [
+                (side, sentence) for side in map(evidence_read, evidence) for sentence in sentences_of(side.terms)
+            ]
         hit = next(
             (
                 (written, other)
