@@ -283,16 +283,20 @@ def _named(term: Term, lowercase: Callable[[str], bool]) -> bool:
     return term.kind == "name" or (term.initial_capital and not lowercase(term.key))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def keys_by_sentence(text: str) -> tuple[tuple[int, frozenset[str]], ...]:
     """Each sentence of a text (its number as `analyze` counts them) with its terms' keys, once
-    per text however many claims are compared with it."""
+    per text however many claims are compared with it. Few entries: only a denial's quote asks
+    (23 texts in the fixture index's audit), and every entry kept is live data that each garbage
+    collection walks."""
     return tuple((sentence[0].sentence, frozenset(t.key for t in sentence)) for sentence in sentences_of(analyze(text)))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _sentences_by_key(text: str) -> tuple[list[list[Term]], dict[str, list[int]]]:
-    """A text's sentences, and for each key the sentences that hold it, once per text."""
+    """A text's sentences, and for each key the sentences that hold it, once per text. The claims
+    of one report reuse a text soon or not at all: in the fixture index's audit 256 entries found
+    1,569 of the 1,721 hits of 4,096, which kept 2,670 texts' term lists alive to the end."""
     sentences = sentences_of(analyze(text))
     by_key: dict[str, list[int]] = {}
     for at, sentence in enumerate(sentences):
