@@ -1,11 +1,12 @@
 """GraphRAG's own index of *A Christmas Carol* at four GraphRAG versions, audited and compared.
 
-    python benchmarks/compare_versions.py ../shared/fixtures/graphrag-verbs-data [--out DIR]
+    python benchmarks/compare_versions.py ../shared/fixtures/graphrag-verbs-data [--out DIR] [--verifier lexical]
     python benchmarks/compare_versions.py ../shared/fixtures/graphrag-verbs-data --reuse [--reports 5]
 
 The first form copies the four indexes (3.x at the top level, legacy/v2.7.0, v1.2.0, v0.5.0) to a
-temporary folder, runs `veritrail audit-index --all` on each with the offline verifier, then
-`veritrail compare` on the four, and prints the tables (docs/compare.md shows them).
+temporary folder, runs `veritrail audit-index --all` on each with an offline verifier (`facts`, the
+default, or `--verifier lexical`: what compare measures depends on the judge), then `veritrail
+compare` on the four, and prints the tables (docs/compare.md shows them).
 
 `--reuse` measures what auditing a second index version costs when the first one's answers are in
 the cache: v0.5.0 then v1.2.0 (identical text units, regenerated reports) with the LLM verifier
@@ -54,10 +55,10 @@ def _audit(root: Path, *extra: str) -> tuple[Path, float]:
     return out / "report.json", time.perf_counter() - started
 
 
-def compare_versions(data: Path, out: Path, work: Path) -> None:
+def compare_versions(data: Path, out: Path, work: Path, verifier: str) -> None:
     reports = []
     for version in VERSIONS:
-        report, seconds = _audit(_copy(data, version, work), "--all")
+        report, seconds = _audit(_copy(data, version, work), "--all", "--verifier", verifier)
         claims = len(json.loads(report.read_text())["results"])
         print(f"{version}: {claims} claims audited in {seconds:.0f} s ({report.stat().st_size / 1e6:.1f} MB report)")
         reports.append(str(report))
@@ -96,13 +97,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("veritrail-compare"), help="where compare.* go")
     parser.add_argument("--reuse", action="store_true", help="measure cache reuse between v0.5 and v1.2 instead")
     parser.add_argument("--reports", type=int, default=5, help="--reuse: community reports audited per version")
+    parser.add_argument("--verifier", choices=("facts", "lexical"), default="facts", help="the offline verifier")
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     with tempfile.TemporaryDirectory(prefix="veritrail-versions-") as folder:
         if args.reuse:
             reuse(args.data, args.reports, Path(folder))
         else:
-            compare_versions(args.data, args.out, Path(folder))
+            compare_versions(args.data, args.out, Path(folder), args.verifier)
 
 
 if __name__ == "__main__":
