@@ -98,28 +98,32 @@ async def test_a_word_cut_short_is_no_changed_name() -> None:
     assert "changed name" not in result.reasoning
 
 
-async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared() -> None:
-    evidence = "The mill on the river opened in 1850. Its wheel was made of oak."
-    result = await judge("The mill on the river opened in 1870.", evidence)
+@pytest.mark.parametrize(
+    ("claim", "evidence", "quoted"),
+    [
+        (
+            "The mill on the river opened in 1870.",
+            "The mill on the river opened in 1850. Its wheel was made of oak.",
+            "The mill on the river opened in 1850.",
+        ),
+        (  # the rules read the pipeline's record ids blanked; the quote starts after one, not inside it
+            "The mill opened in 1870 with two wheels.",
+            "The mill was built by the guild (entity no. 12). It opened in 1850 with two wheels.",
+            "It opened in 1850 with two wheels.",
+        ),
+    ],
+)
+async def test_a_flag_names_its_check_and_quotes_the_sentence_it_compared(
+    claim: str, evidence: str, quoted: str
+) -> None:
+    result = await judge(claim, evidence)
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
     assert result.reasoning.startswith(
         "changed number check: the evidence gives another number where the claim says 1870; "
-        'the evidence says: "The mill on the river opened in 1850."'
+        f'the evidence says: "{quoted}"'
     )
     gap = next(g for g in result.gaps if g.text == "1870")
-    assert (gap.check, gap.quote) == ("changed number", "The mill on the river opened in 1850.")
-
-
-async def test_a_quote_shows_the_evidence_as_written_around_a_record_id() -> None:
-    """The rules read evidence with the pipeline's record ids blanked ("entity no. 12" counts
-    nothing); the sentence a flag quotes starts where it is written, not inside a blanked id."""
-    evidence = "The mill was built by the guild (entity no. 12). It opened in 1850 with two wheels."
-    result = await judge("The mill opened in 1870 with two wheels.", evidence)
-    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED
-    assert result.reasoning.startswith(
-        "changed number check: the evidence gives another number where the claim says 1870; "
-        'the evidence says: "It opened in 1850 with two wheels."'
-    )
+    assert (gap.check, gap.quote) == ("changed number", quoted)
 
 
 async def test_a_denial_flag_quotes_the_sentence_closest_to_the_claim() -> None:
