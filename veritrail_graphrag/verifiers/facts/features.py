@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from veritrail_graphrag import interruption
-from veritrail_graphrag.markers import blank_record_ids
 from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.facts.copies import Reversal, reversals
 from veritrail_graphrag.verifiers.facts.relations import (
@@ -25,6 +24,7 @@ from veritrail_graphrag.verifiers.facts.relations import (
     Place,
     Written,
     credited_elsewhere,
+    evidence_read,
     keys_by_sentence,
     names_apart,
     negated_by_prefix,
@@ -150,14 +150,6 @@ def name_partners(claim: TextTerms, text: str, spans: dict[int, tuple[int, int]]
         for position in named:
             partners[position] |= inside
     return partners
-
-
-@lru_cache(maxsize=4096)
-def _counted(text: str) -> str:
-    """An evidence text as the rules count it ("relationship 333" counts nothing:
-    `blank_record_ids`), once per text however many claims are shown it; the same string when it
-    names no record."""
-    return blank_record_ids(text)
 
 
 @lru_cache(maxsize=16384)
@@ -348,12 +340,13 @@ def claim_facts(
     if not claim.terms:
         return None
     evidence = Evidence()
-    analyzed = []
-    read = [_counted(text) for text in evidence_texts]
-    for index, text in enumerate(read):
+    analyzed, read = [], []
+    for index, text in enumerate(evidence_texts):
         interruption.check()  # a verdict over a few hundred excerpts takes seconds
-        analyzed.append(analyze(text))
-        evidence.add(index, analyzed[-1])
+        side = evidence_read(text)  # "relationship 333" counts nothing
+        read.append(side.counted)
+        analyzed.append(side.terms)
+        evidence.add(index, side.terms)
     assessment = assess(claim, evidence, config)
     ours = written(claim_text)
     spans = ours.spans

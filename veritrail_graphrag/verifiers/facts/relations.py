@@ -229,7 +229,7 @@ def opposed_beside(
     "unauthorized"); said of the same name, 5, all true ("remembered" / "forgetting", "later" /
     "earlier"); as it stands, none.
 
-    `evidence`: the intermediate outputs' texts, read (`written`) only once a claim word
+    `evidence`: the intermediate outputs' texts, read (`evidence_read`) only once a claim word
     qualifies: few claims have one, and reading every output for every verdict cost the facts
     verifier a twentieth of an index audit."""
     absent = {t.position for t in assessment.absent if t.kind == "word" and t.key not in read_keys}
