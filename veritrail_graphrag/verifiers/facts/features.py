@@ -341,12 +341,12 @@ def claim_facts(
         return None
     evidence = Evidence()
     analyzed, read = [], []
-    for index, text in enumerate(evidence_texts):
+    for text in evidence_texts:
         interruption.check()  # a verdict over a few hundred excerpts takes seconds
         side = evidence_read(text)  # "relationship 333" counts nothing
         read.append(side.counted)
         analyzed.append(side.terms)
-        evidence.add(index, side.terms)
+        evidence.add(side.counted)
     assessment = assess(claim, evidence, config)
     ours = written(claim_text)
     spans = ours.spans
@@ -423,7 +423,7 @@ def claim_facts(
         facts.findings.append(Finding("negation_conflict", message, None, message, closest_quote))
         values["negation_conflict"] += 1
     for term in claim.terms:
-        occurrences = evidence.negations.get(assessment.matched.get(term.key, ""), [])
+        occurrences = evidence.negations(assessment.matched.get(term.key, ""))
         if term.negation is None and occurrences and all(scope is not None for _, scope in occurrences):
             found("denied_in_evidence", term, f"the evidence denies '{term.surface}', the claim does not")
     for message in assessment.antonym_mismatches:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from veritrail_graphrag.models import Verdict, VerdictResult
 from veritrail_graphrag.verifiers.lexical.antonyms import opposites
@@ -30,38 +31,98 @@ Place = tuple[int, int]
 """(excerpt, sentence): one evidence sentence."""
 
 
-@dataclass
+@dataclass(frozen=True)
+class _Indexed:
+    """One evidence text's share of `Evidence`, computed once per text: a source chunk is shown in
+    full to every verdict of every claim traced to it, so its terms are indexed once rather than
+    walked again per verdict (on an index whose verdicts read dozens of chunks, most of a verdict's
+    time)."""
+
+    keys: frozenset[str]
+    by_prefix: dict[str, tuple[str, ...]]
+    """The words of five letters or more by their first five, in the order the text first has them."""
+    sentences: dict[int, frozenset[str]]
+    negations: dict[str, tuple[int | None, ...]]
+    """Per key, the negation scope of each of its terms in turn (None where no negation reaches it)."""
+    scopes: dict[int, frozenset[str]]
+    scope_sentences: dict[int, int]
+    numbers: tuple[tuple[str, str, frozenset[str]], ...]
+    lowercase: frozenset[str]
+    acronyms: frozenset[str]
+
+
+@lru_cache(maxsize=256)
+def indexed(text: str) -> _Indexed:
+    """`text`'s terms (`analyze`) indexed as `Evidence` pools them. Most texts are shown once (an
+    Evidence Selection summary); the chunks shown again and again stay in the cache."""
+    terms = analyze(text)
+    by_prefix: dict[str, list[str]] = defaultdict(list)
+    sentences: dict[int, set[str]] = defaultdict(set)
+    negations: dict[str, list[int | None]] = defaultdict(list)
+    scopes: dict[int, set[str]] = defaultdict(set)
+    scope_sentences: dict[int, int] = {}
+    for term in terms.terms:
+        if term.kind == "word" and len(term.key) >= 5 and term.key not in by_prefix[term.key[:5]]:
+            by_prefix[term.key[:5]].append(term.key)
+        sentences[term.sentence].add(term.key)
+        sentences[term.sentence].update(term.parts)
+        negations[term.key].append(term.negation)
+        if term.negation is not None:
+            scopes[term.negation].add(term.key)
+            scope_sentences[term.negation] = term.sentence
+    return _Indexed(
+        keys=terms.key_set,
+        by_prefix={prefix: tuple(keys) for prefix, keys in by_prefix.items()},
+        sentences={number: frozenset(keys) for number, keys in sentences.items()},
+        negations={key: tuple(scopes_of) for key, scopes_of in negations.items()},
+        scopes={scope: frozenset(keys) for scope, keys in scopes.items()},
+        scope_sentences=scope_sentences,
+        numbers=tuple(
+            (term.key, term.surface, number_role(terms.terms, term)) for term in terms.terms if term.kind == "number"
+        ),
+        lowercase=terms.lowercase_keys,
+        acronyms=terms.acronyms,
+    )
+
+
 class Evidence:
     """Every excerpt's terms pooled (a claim may be supported by several nodes together), with the
-    sentence each term and each negation scope stands in."""
+    sentence each term and each negation scope stands in. Built from each text's `indexed` share:
+    what every claim term is looked up in is pooled here, what only a few are asked (negations,
+    words by prefix) is looked up in the shares when asked."""
 
-    keys: set[str] = field(default_factory=set)
-    lowercase: set[str] = field(default_factory=set)
-    acronyms: set[str] = field(default_factory=set)
-    by_prefix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
-    negations: dict[str, list[tuple[int, int | None]]] = field(default_factory=lambda: defaultdict(list))
-    numbers: list[tuple[str, str, frozenset[str]]] = field(default_factory=list)
-    scopes: dict[tuple[int, int], set[str]] = field(default_factory=lambda: defaultdict(set))
-    scope_places: dict[tuple[int, int], Place] = field(default_factory=dict)
-    sentences: dict[Place, set[str]] = field(default_factory=lambda: defaultdict(set))
+    def __init__(self) -> None:
+        self._parts: list[_Indexed] = []
+        self.keys: set[str] = set()
+        self.lowercase: set[str] = set()
+        self.acronyms: set[str] = set()
+        self.numbers: list[tuple[str, str, frozenset[str]]] = []
+        self.sentences: dict[Place, frozenset[str]] = {}
 
-    def add(self, excerpt: int, text: TextTerms) -> None:
-        for term in text.terms:
-            if term.kind == "word" and len(term.key) >= 5 and term.key not in self.by_prefix[term.key[:5]]:
-                self.by_prefix[term.key[:5]].append(term.key)
-            self.keys.add(term.key)
-            self.keys.update(term.parts)
-            self.sentences[(excerpt, term.sentence)].add(term.key)
-            self.sentences[(excerpt, term.sentence)].update(term.parts)
-            self.negations[term.key].append((excerpt, term.negation))
-            if term.negation is not None:
-                self.scopes[(excerpt, term.negation)].add(term.key)
-                self.scope_places[(excerpt, term.negation)] = (excerpt, term.sentence)
-        self.numbers.extend(
-            (term.key, term.surface, number_role(text.terms, term)) for term in text.terms if term.kind == "number"
-        )
-        self.lowercase |= text.lowercase_keys
-        self.acronyms |= text.acronyms
+    def add(self, text: str) -> None:
+        """The next excerpt, by the text its terms are read from (`analyze`)."""
+        part = indexed(text)
+        excerpt = len(self._parts)
+        self._parts.append(part)
+        self.keys |= part.keys
+        self.lowercase |= part.lowercase
+        self.acronyms |= part.acronyms
+        self.numbers.extend(part.numbers)
+        self.sentences.update(((excerpt, number), keys) for number, keys in part.sentences.items())
+
+    def has_term(self, key: str) -> bool:
+        """Whether some excerpt has a term of this key (not only a word of a camel-case name)."""
+        return any(key in part.negations for part in self._parts)
+
+    def negations(self, key: str) -> list[tuple[int, int | None]]:
+        """(excerpt, negation scope or None) of each term of this key, in the excerpts' order."""
+        return [(excerpt, scope) for excerpt, part in enumerate(self._parts) for scope in part.negations.get(key, ())]
+
+    def scope_keys(self, excerpt: int, scope: int) -> frozenset[str]:
+        return self._parts[excerpt].scopes[scope]
+
+    def scope_place(self, excerpt: int, scope: int) -> Place:
+        return (excerpt, self._parts[excerpt].scope_sentences[scope])
 
     def match(self, term: Term) -> str | None:
         """The evidence key that stands for the claim term, if any."""
@@ -72,9 +133,12 @@ class Evidence:
         if term.parts and all(part in self.keys for part in term.parts):
             return term.parts[-1]  # "DistributedRuntime" where the evidence says "distributed runtime"
         if term.kind == "word" and len(term.key) >= 5:
-            for candidate in self.by_prefix.get(term.key[:5], ()):
-                if fuzzy_equal(term.key, candidate):
-                    return candidate
+            # the first word in the excerpts' order that is close enough: a word another excerpt
+            # had first was already tried, so repeats need not be skipped
+            for part in self._parts:
+                for candidate in part.by_prefix.get(term.key[:5], ()):
+                    if fuzzy_equal(term.key, candidate):
+                        return candidate
         return None
 
     def aligned(self, matched: set[str], limit: int) -> set[Place]:
@@ -165,7 +229,7 @@ def _negation_mismatches(
         # "not", "never" and "no" deny a fact the evidence would deny
         if cue.lower() in _STATE_CUES:
             continue
-        if evidence_key and not any(n is not None for _, n in evidence.negations[evidence_key]):
+        if evidence_key and not any(n is not None for _, n in evidence.negations(evidence_key)):
             found.append(f"claim says '{cue} {head.surface}', evidence does not negate it")
     denied_in_claim = len(found)
     negated_in_claim = {t.key for t in claim.terms if t.negation is not None}
@@ -175,13 +239,13 @@ def _negation_mismatches(
         evidence_key = matched.get(term.key)
         if evidence_key is None or term.key in negated_in_claim:
             continue
-        occurrences = evidence.negations[evidence_key]
+        occurrences = evidence.negations(evidence_key)
         if any(n is None for _, n in occurrences):
             continue
         for key in ((excerpt, scope) for excerpt, scope in occurrences if scope is not None):
-            if key in flagged or evidence.scope_places.get(key) not in aligned:
+            if key in flagged or evidence.scope_place(*key) not in aligned:
                 continue
-            if len(evidence.scopes[key] & shared) >= 2:
+            if len(evidence.scope_keys(*key) & shared) >= 2:
                 flagged.add(key)
                 found.append(f"evidence negates '{term.surface}', claim does not")
                 break
@@ -225,7 +289,7 @@ def assess(claim: TextTerms, evidence: Evidence, config: LexicalConfig) -> Asses
         if hit is not None:
             result.covered += 1
             result.covered_weight += weight
-            if term.kind != "number" and hit in evidence.negations:
+            if term.kind != "number" and evidence.has_term(hit):
                 matched[term.key] = hit
             continue
         absent.append(term)
@@ -288,8 +352,8 @@ def judge_claim(claim_text: str, evidence_texts: Sequence[str], config: LexicalC
             score=0.5,
         )
     evidence = Evidence()
-    for index, text in enumerate(texts):
-        evidence.add(index, analyze(text))
+    for text in texts:
+        evidence.add(text)
     assessment = assess(claim, evidence, config)
     score = _score(assessment, config)
     if score >= config.supported_threshold:
