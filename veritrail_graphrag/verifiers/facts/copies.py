@@ -118,8 +118,26 @@ class _Read:
     """Whether a denial reaches any of its terms."""
 
 
+@dataclass(frozen=True)
+class _Sentences:
+    """An evidence text's sentences (`reads`, in order) and, per key, the sentences holding it
+    (`where`): a claim shares two terms with few sentences of a long source, and these are found
+    from the claim's keys without looking at the others."""
+
+    reads: list[_Read]
+    where: dict[str, list[int]]
+
+    def shared(self, keys: frozenset[str]) -> dict[int, int]:
+        """Per sentence holding any of `keys`, by index, how many of them it holds."""
+        counts: dict[int, int] = {}
+        for key in keys:
+            for index in self.where.get(key, ()):
+                counts[index] = counts.get(index, 0) + 1
+        return counts
+
+
 @lru_cache(maxsize=1024)
-def _sentences(text: str) -> list[_Read]:
+def _sentences(text: str) -> _Sentences:
     """A text's terms by sentence, a line break inside a sentence mended: source text is often
     wrapped at a fixed width (Project Gutenberg's), and a wrapped line is a fragment that a claim
     can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
@@ -136,11 +154,16 @@ def _sentences(text: str) -> list[_Read]:
             mended.append(list(sentence))
         else:
             mended[-1].extend(sentence)
-    return [
+    reads = [
         _Read(terms, frozenset(counts), counts, any(t.negation is not None for t in terms))
         for terms in mended
         for counts in (Counter(t.key for t in terms),)
     ]
+    where: dict[str, list[int]] = {}
+    for index, read in enumerate(reads):
+        for key in read.keys:
+            where.setdefault(key, []).append(index)
+    return _Sentences(reads, where)
 
 
 @lru_cache(maxsize=1024)
@@ -204,10 +227,10 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
         negations = theirs.terms.negations
         partners = (_text_partners(output), claim_partners)
         reads = _sentences(output)
-        for read in reads:
+        held = reads.shared(key_set)
+        for index in sorted(i for i, n in held.items() if n >= 2):  # most sentences of a long source share less
+            read = reads.reads[index]
             sentence = read.terms
-            if len(key_set & read.keys) < 2:
-                continue  # nothing to align: most sentences of a long source
             for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
                 add(reversal, theirs, sentence)
             if not absent and not _may_copy(keys, plain, read):
@@ -238,7 +261,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                         add(Reversal(text, span, pronoun), theirs, sentence)
             if copied and any(sentence[s].negation is not None for _, s in pairs):
                 asserted = _asserted(texts, key_set) if asserted is None else asserted
-                close = len(key_set & read.keys)
+                close = held[index]
                 aligned = [
                     (claim.terms[c], sentence[s])
                     for c, s in _still_denied(claim.terms, sentence, pairs)
@@ -246,9 +269,10 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
                 ]
                 for reversal in _dropped_denials(ours, theirs, negations, aligned, sentence):
                     add(reversal, theirs, sentence)
-        for first, second in pairwise(reads):
-            shared = [len(key_set & part.keys) for part in (first, second)]
-            if min(shared) < 1 or 2 * max(shared) > len(keys):
+        for index in sorted(i for i in held if i + 1 in held):  # each of the two shares a term
+            first, second = reads.reads[index], reads.reads[index + 1]
+            shared = [held[index], held[index + 1]]
+            if 2 * max(shared) > len(keys):
                 continue  # one sentence is the copy (above), or one adds nothing to it
             most, most_words = _most_pairs(keys, plain, first.keys | second.keys)
             if not (first.denies or second.denies) or most_words < 2 or 2 * most < len(keys):
@@ -445,9 +469,9 @@ def _asserted(texts: Sequence[str], keys: frozenset[str]) -> dict[str, int]:
     (a term no "not" reaches): how close to the claim a sentence saying it plainly is."""
     best: dict[str, int] = {}
     for text in texts:
-        for read in _sentences(text):
-            shared = len(keys & read.keys)
-            for term in read.terms:
+        reads = _sentences(text)
+        for index, shared in reads.shared(keys).items():
+            for term in reads.reads[index].terms:
                 if term.negation is None and term.key in keys and shared > best.get(term.key, -1):
                     best[term.key] = shared
     return best
