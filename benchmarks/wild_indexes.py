@@ -26,6 +26,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from veritrail_graphrag.report.languages import ranked
+
 ROOT = Path(__file__).resolve().parents[1]
 TRANSLATED = {
     "JamesFein__gyrw-graphrag",
@@ -91,7 +93,7 @@ class Run:
             return "-"
 
         def top(counts: dict[str, int]) -> str:
-            return ",".join(code for code, _ in sorted(counts.items(), key=lambda kv: -kv[1])[:3]) or "-"
+            return ",".join(list(ranked(counts))[:3]) or "-"
 
         cell = f"{top(self.languages['claims'])} / {top(self.languages['nodes_read'])}"
         if self.languages.get("nodes_not_read"):

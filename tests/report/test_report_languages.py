@@ -4,6 +4,7 @@ report.html and the terminal, all saying the same thing once."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 import veritrail_graphrag.cli as cli
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.models import Verdict
+from veritrail_graphrag.report.languages import ranked, summarize_languages
 from veritrail_graphrag.report.model import AuditReport
 
 runner = CliRunner()
@@ -58,3 +60,14 @@ def test_the_languages_and_the_claims_not_checked_are_said_everywhere(tmp_path: 
     stored = json.loads((folder / "report.json").read_text())
     assert stored["summary"]["languages"]["note"] == note
     assert json.dumps(note)[1:-1] in (folder / "report.html").read_text()
+
+
+def test_counts_are_kept_most_first_and_equal_counts_by_code(tmp_path: Path) -> None:
+    """report.json's language counts in one order whatever order they were counted in (sets of
+    node ids iterate in another order in each process)."""
+    counts = Counter(["zh", "ja", "en", "ja", "en", "fr"])
+    assert list(ranked(counts).items()) == [("en", 2), ("ja", 2), ("fr", 1), ("zh", 1)]
+    report, _, _ = _audited(tmp_path)
+    languages = {node_id: node.language for node_id, node in report.nodes.items()}
+    summary = summarize_languages(report.results[::-1], languages, frozenset({"en"}))  # French counted first
+    assert list(summary.claims) == ["en", "fr"] and list(summary.not_checked) == ["en>ja", "fr>en+ja"]

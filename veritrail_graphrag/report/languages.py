@@ -19,10 +19,16 @@ from veritrail_graphrag.engine.trail import ClaimResult
 from veritrail_graphrag.languages import language_list, language_name
 
 
+def ranked(counts: Mapping[str, int]) -> dict[str, int]:
+    """Counts the most first, equal counts by code: the same order in every run. Counted over sets
+    of node ids, whose order changes from one process to the next (string hashing is seeded), a
+    plain `Counter` would write report.json's keys in another order each time."""
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def _counted(counts: Mapping[str, int]) -> str:
     """Counts as "English 40, Japanese 3", the most first."""
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return ", ".join(f"{_name(code)} {n:,}" for code, n in ranked)
+    return ", ".join(f"{_name(code)} {n:,}" for code, n in ranked(counts).items())
 
 
 def _name(code: str) -> str:
@@ -89,9 +95,9 @@ def summarize_languages(
         if result.not_checked_for_language:
             not_checked[f"{result.language or UNKNOWN}>{'+'.join(result.unread_languages)}"] += 1
     return LanguageSummary(
-        claims=dict(Counter(r.language or UNKNOWN for r in results)),
-        nodes_read=dict(Counter(language_of(n) for n in read)),
-        nodes_not_read=dict(Counter(language_of(n) for n in unread - read)),
+        claims=ranked(Counter(r.language or UNKNOWN for r in results)),
+        nodes_read=ranked(Counter(language_of(n) for n in read)),
+        nodes_not_read=ranked(Counter(language_of(n) for n in unread - read)),
         verifier_reads=None if verifier_reads is None else sorted(verifier_reads),
-        not_checked=dict(not_checked),
+        not_checked=ranked(not_checked),
     )
