@@ -106,11 +106,11 @@ async def test_an_id_after_a_tables_name_in_the_evidence_is_no_other_number(ids:
     assert "another number where the claim says 38" in counted.reasoning
 
 
-@pytest.mark.parametrize(("name", "flagged"), [("ПЕКАРНЯ", False), ("Miller Jones", True)])
-async def test_a_name_kept_in_another_script_is_never_credited_elsewhere(name: str, flagged: bool) -> None:
+@pytest.mark.parametrize(("name", "credited"), [("ПЕКАРНЯ", False), ("Miller Jones", True)])
+async def test_a_name_kept_in_another_script_is_never_credited_elsewhere(name: str, credited: bool) -> None:
     """English evidence writes a name kept in the sources' script by its translation, which the
     credited-to-another check cannot tell from another's name; a Latin name it can."""
     said = "Rye bread is baked by the Guild in the lower village every morning."
     elsewhere = f"{name} stands in the lower village by the river."
     result = await judge(Claim(id="c1", text=f"{name} bakes the rye bread of the lower village every morning."), said, elsewhere)
-    assert ("credited to another" in result.reasoning) is flagged, result.reasoning
+    assert ("the evidence says 'bakes' of 'Guild', not of" in result.reasoning) is credited, result.reasoning

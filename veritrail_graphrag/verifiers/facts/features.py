@@ -55,8 +55,10 @@ FEATURES = (
 )
 """What the verdict model weighs, each a count (or share) that can only speak against the claim."""
 
-CONTRADICTIONS = ("number_conflict", "negation_conflict", "swapped_name", "credited_elsewhere", "supposed_only")
-"""Findings that contradict the claim rather than leave it unsaid."""
+CONTRADICTIONS = ("number_conflict", "negation_conflict", "swapped_name", "supposed_only")
+"""Findings that contradict the claim rather than leave it unsaid. A word said of another name
+(`credited_elsewhere`) is not one: the evidence names the claim's subject by a pronoun or another
+name as often as it credits someone else (`judge.decide`)."""
 
 
 _CONDITIONAL = re.compile(r"(?<!\bas )\b(?:if|unless|suppose|supposing|whether)\b[^,;:.!?]*", re.IGNORECASE)
@@ -111,10 +113,6 @@ class Facts:
     opposed: list[Finding] = field(default_factory=list)
     """Claim words whose opposite an intermediate output says of the same person
     (`relations.opposed_beside`)."""
-
-    @property
-    def contradicted(self) -> bool:
-        return any(self.values.get(name, 0) > 0 for name in CONTRADICTIONS)
 
     @property
     def one_word_changed(self) -> bool:
