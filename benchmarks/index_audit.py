@@ -15,9 +15,11 @@ memory of the largest worker, and the peak memory of the whole audit: the propor
 sampled every 0.2 s. Each audit runs on a fresh copy of the index in its own process. The LLM
 verifier is left out: it calls a model. The load of the machine is printed: on shared cores,
 read the ratios, not the seconds. CPU seconds vary less than wall seconds when other work shares
-the cores (`x lexical CPU`); `--repeat N` runs every audit N times, the verifiers taking turns,
-and keeps each one's run of least CPU time (as `timeit` keeps the fastest), so that a burst of
-other work during one run does not decide a ratio. Prints figures and asserts nothing.
+the cores (`x lexical CPU`); `--repeat N` runs every audit N times, the verifiers taking turns in
+an order that reverses every turn (facts, lexical, lexical, facts, ...: a machine whose speed
+drifts during the run favours neither), and keeps each one's run of least CPU time (as `timeit`
+keeps the fastest), so that a burst of other work during one run does not decide a ratio. Prints
+figures and asserts nothing.
 """
 
 from __future__ import annotations
@@ -159,9 +161,12 @@ def main() -> None:
     console = Console(width=130)
     console.print(f"{os.cpu_count()} cores; load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     runs: dict[tuple[str, int], Run] = {}
-    for _ in range(args.repeat):
+    names = args.verifiers.split(",")
+    for turn in range(args.repeat):
         for n in counts:
-            for name in args.verifiers.split(","):
+            # every other turn the other way round (facts, lexical, lexical, facts): a machine
+            # that speeds up or slows down during the run favours neither verifier
+            for name in names if turn % 2 == 0 else names[::-1]:
                 run = audit(args.index, name, n, args.reports)
                 if (name, n) not in runs or run.cpu_seconds < runs[(name, n)].cpu_seconds:
                     runs[(name, n)] = run
