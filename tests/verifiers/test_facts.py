@@ -124,7 +124,7 @@ async def test_a_word_said_of_another_name_asks_for_a_look(claim: str, said: str
     """What the source says of one named person, credited to another, is never a flag: the source
     names the claim's subject by a pronoun or another name as often ("she arrives home late" of
     Martha). Against source text a reviewer looks, with the sentence quoted; against an output the
-    claim was written from it is no verdict, so that the trail goes on to the source."""
+    claim was written from it raises no flag, so that the trail goes on to the source."""
     result = await judge(claim, CHUNK)
     assert result.verdict is Verdict.INCONCLUSIVE
     assert result.reasoning.startswith("a word of the claim is said of another name"), result.reasoning

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from veritrail_graphrag.models import Claim, Excerpt, Verdict
+from veritrail_graphrag.verifiers.facts.features import claim_facts
 from veritrail_graphrag.verifiers.facts.judge import judge_facts, judge_without_evidence
 from veritrail_graphrag.verifiers.facts.model import shipped_model
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
@@ -171,3 +172,16 @@ async def test_a_rule_firing_on_a_report_read_beside_supporting_source_text_does
     assert result.verdict is Verdict.FULLY_SUPPORTED
     lone = await FactsVerifier().judge(Claim(id="c2", text="Mara Voss founded the harbour school in 1870."), [source])
     assert lone.verdict is Verdict.NOT_FULLY_SUPPORTED
+
+
+async def test_a_word_said_of_another_name_in_a_report_read_beside_supporting_source_text_is_no_look() -> None:
+    """The look the credited-to-another check asks for is the pooled evidence's, like a flag's:
+    when the source text alone supports the claim, that is the verdict."""
+    claim = "Mara Voss argued that a ferry would be unsafe in the spring floods."
+    source = "Mara Voss said that a ferry would be unsafe in the spring floods."
+    report = "Dr. Ellis argued for a new ferry before the spring floods."
+    pooled = claim_facts(claim, [source, report], LexicalConfig(), roots=[True, False])
+    assert pooled is not None and [f.kind for f in pooled.findings if f.kind == "credited_elsewhere"]
+    texts = [Excerpt(node_id="t1", text=source, is_root=True), Excerpt(node_id="r1", text=report, is_root=False)]
+    result = await FactsVerifier().judge(Claim(id="c1", text=claim), texts)
+    assert result.verdict is Verdict.FULLY_SUPPORTED, result.reasoning
