@@ -18,7 +18,7 @@ from veritrail_graphrag.errors import VerifierConfigError
 from veritrail_graphrag.models import Claim, Excerpt, Sentence, TrailConfig, Verdict
 from veritrail_graphrag.verifiers.facts import model as facts_model
 from veritrail_graphrag.verifiers.facts.features import FEATURES, claim_facts
-from veritrail_graphrag.verifiers.facts.judge import judge_facts
+from veritrail_graphrag.verifiers.facts.judge import judge_facts, judge_without_evidence
 from veritrail_graphrag.verifiers.facts.model import shipped_model
 from veritrail_graphrag.verifiers.facts.verifier import FactsVerifier
 from veritrail_graphrag.verifiers.lexical import LexicalConfig
@@ -738,6 +738,22 @@ async def test_a_claim_with_no_evidence_is_inconclusive_only_when_the_source_tel
         Claim(id="c", text="This underscores how much courage matters."), source
     )
     assert vague.verdict is Verdict.INCONCLUSIVE and not vague.gaps
+
+
+def test_nothing_close_in_the_rest_of_checked_inputs_is_no_alarm() -> None:
+    """Beside inputs checked before (`beside_checked`), the few nodes left holding nothing close to
+    the claim flag nothing; a name that no node read for the claim has is still missing."""
+    told = "The story of Mara Voss underscores how much courage matters."
+    everything_read = analyze(CHUNK).key_set
+    alone = judge_without_evidence(told, frozenset({"ferry"}), from_source=False)
+    assert alone.verdict is Verdict.NOT_FULLY_SUPPORTED
+    beside = judge_without_evidence(told, everything_read, from_source=False, beside_checked=True)
+    assert beside.verdict is Verdict.INCONCLUSIVE and not beside.gaps
+    assert "checked before" in beside.reasoning
+    unnamed = judge_without_evidence(
+        "Ivo Brandt ran the ferry in 1911.", everything_read, from_source=False, beside_checked=True
+    )
+    assert unnamed.verdict is Verdict.NOT_FULLY_SUPPORTED and "'Brandt'" in unnamed.reasoning
 
 
 def test_node_terms_do_not_leak_between_dags_sharing_node_ids() -> None:

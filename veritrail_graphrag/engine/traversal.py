@@ -242,10 +242,11 @@ class _Trail:
         roots_with_evidence: dict[str, list[Sentence]] = {}
         consecutive_nfs = 0
         to_check = _unique(self.dag.src(self.terminal))
+        beside_checked = False
 
         while True:
             # Steps 1-2: Evidence Selection (roots with evidence are carried, not re-read), verdict.
-            iteration = await self._iterate(len(iterations) + 1, to_check, roots_with_evidence)
+            iteration = await self._iterate(len(iterations) + 1, to_check, roots_with_evidence, beside_checked)
             iterations.append(iteration)
             # Step 3: roots that yielded evidence are carried from now on, never read again.
             for node_id in iteration.nodes_with_evidence:
@@ -262,6 +263,7 @@ class _Trail:
                 expand_from = iteration.nodes_with_evidence
             candidates = [n for src in expand_from for n in self.dag.src(src) if n not in checked]
             to_check = _unique([*candidates, *roots_with_evidence])
+            beside_checked = self._beside_checked(expand_from, checked)
 
             # Step 5: stop.
             if to_check and set(to_check) == set(roots_with_evidence):
@@ -275,6 +277,14 @@ class _Trail:
             if consecutive_nfs == self.config.q:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
 
+    def _beside_checked(self, expand_from: list[str], checked: set[str]) -> bool:
+        """Whether every node the next candidates come from has inputs checked already, so that the
+        candidates are only the rest of its inputs: a sub-community report reached after its parent
+        has inputs that are its parent's too, read with the parent's, and only its own few left."""
+        sources = [self.dag.src(node) for node in expand_from]
+        growing = [inputs for inputs in sources if any(n not in checked for n in inputs)]
+        return bool(growing) and all(any(n in checked for n in inputs) for inputs in growing)
+
     async def _decompose(self, text: str) -> list[str]:
         queue = DecompositionQueue(text, self.config.max_decompositions, self.config.decomposition_depth)
         while (part := queue.next()) is not None:
@@ -287,18 +297,25 @@ class _Trail:
         return queue.sub_claims()
 
     async def _iterate(
-        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
+        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]], beside_checked: bool
     ) -> Iteration:
         """One iteration over the candidates the verifier can read in the claim's language; the
         others are recorded, never shown (`LanguageGate`)."""
         readable, unread = self.languages.partition(to_check, set(roots_with_evidence))
         if not readable:
             return self.languages.unread_iteration(index, unread)
-        return self.languages.settle(await self._read_iteration(index, readable, roots_with_evidence), unread)
+        read = await self._read_iteration(index, readable, roots_with_evidence, beside_checked)
+        return self.languages.settle(read, unread)
 
     async def _read_iteration(
-        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]]
+        self,
+        index: int,
+        to_check: list[str],
+        roots_with_evidence: dict[str, list[Sentence]],
+        beside_checked: bool,
     ) -> Iteration:
+        """`beside_checked`: the nodes are the rest of inputs partly checked before
+        (`_beside_checked`), which a verifier that judges a claim without evidence is told."""
         carried = [n for n in to_check if n in roots_with_evidence]
         new = [n for n in to_check if n not in roots_with_evidence]
         shown, skipped = self._prefiltered(self._read(new))
@@ -317,7 +334,7 @@ class _Trail:
                 own = await self._call(
                     "verdict generation",
                     new,
-                    lambda: self.verifier.judge_without_evidence(self.claim, checked),
+                    lambda: self.verifier.judge_without_evidence(self.claim, checked, beside_checked=beside_checked),
                     VerdictResult,
                 )
             return Iteration(

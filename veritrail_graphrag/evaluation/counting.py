@@ -62,9 +62,12 @@ class CountingVerifier:
 
 
 class _Abstains(CountingVerifier):
-    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+    async def judge_without_evidence(
+        self, claim: Claim, checked: list[Excerpt], *, beside_checked: bool = False
+    ) -> VerdictResult:
         self.calls["judge"] += 1
-        return await cast(AbstainsWithoutEvidence, self.inner).judge_without_evidence(claim, checked)
+        inner = cast(AbstainsWithoutEvidence, self.inner)
+        return await inner.judge_without_evidence(claim, checked, beside_checked=beside_checked)
 
 
 class _Prefilters(CountingVerifier):

@@ -161,11 +161,19 @@ class FactsVerifier(LexicalVerifier):
         trail = self.read.trail(claim)
         return judge_facts(checked_text(claim), texts, self.model, self.config, read, roots, trail)
 
-    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+    async def judge_without_evidence(
+        self, claim: Claim, checked: list[Excerpt], *, beside_checked: bool = False
+    ) -> VerdictResult:
+        """Beside inputs checked before, a name is missing only when no node read for the claim
+        has it (`NodeTerms.trail`), and the rest holding nothing close to it flags nothing."""
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
+        if beside_checked:
+            read |= self.read.trail(claim)
         from_source = bool(checked) and all(n.is_root for n in checked)
         records = [_id_keys(node.node_id) for node in checked]
-        return judge_without_evidence(checked_text(claim), read, from_source=from_source, records=records)
+        return judge_without_evidence(
+            checked_text(claim), read, from_source=from_source, records=records, beside_checked=beside_checked
+        )
 
     def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool:
         """Whether every word of the gaps is in the node (its id's name included), in any of the
