@@ -6,6 +6,7 @@ the adapter's own helpers.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -156,6 +157,9 @@ def test_texts_are_copied_verbatim_and_rows_can_be_found(dags: dict[str, DAG], l
 
 
 def test_3x_entity_and_relationship_report_edges_follow_communities(dags: dict[str, DAG]) -> None:
+    """A report's inputs are its community's entities and relationships, and the relationships it
+    cites that touch one of those entities (an edge to another community, which GraphRAG's report
+    prompt shows but `relationship_ids` does not list)."""
     dag = dags["3.x"]
     described = entities("3.x")[lambda f: has_text(f["description"])]
     entity_node = dict(zip(described["id"], "entity:" + described["title"], strict=True))
@@ -172,13 +176,28 @@ def test_3x_entity_and_relationship_report_edges_follow_communities(dags: dict[s
         for e in ids
         if e in entity_node
     }
-    expected_relationships = {
+    listed = {
         (relationship_node[r], f"report:{c}")
         for c, ids in zip(communities["community"], communities["relationship_ids"], strict=True)
         for r in ids
     }
+    members = {
+        int(c): {entity_node[e].removeprefix("entity:") for e in ids if e in entity_node}
+        for c, ids in zip(communities["community"], communities["entity_ids"], strict=True)
+    }
+    by_short = {int(row.human_readable_id): row for row in relationships.itertuples()}
+    reports = table("3.x", "community_reports")
+    cited = {
+        (relationship_node[by_short[int(i)].id], f"report:{c}")
+        for c, text in zip(reports["community"], reports["full_content"], strict=True)
+        for group in re.findall(r"Relationships \(([^)]*)\)", text)
+        for i in re.findall(r"\d+", group)
+        if int(i) in by_short and {by_short[int(i)].source, by_short[int(i)].target} & members.get(int(c), set())
+    }
     assert edges_between(dag, {"entity", "entity_summary"}, {"community_report"}) == expected_entities
-    assert edges_between(dag, {"relationship", "relationship_summary"}, {"community_report"}) == expected_relationships
+    assert edges_between(dag, {"relationship", "relationship_summary"}, {"community_report"}) == listed | cited
+    assert len(cited - listed) == 220  # edges to other communities, which GraphRAG showed each report
+    assert dag.metadata["membership"]["relationships"] == "communities.relationship_ids+cited"
 
 
 def test_3x_report_hierarchy_and_claims(dags: dict[str, DAG]) -> None:

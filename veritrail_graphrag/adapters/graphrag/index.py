@@ -26,6 +26,8 @@ from veritrail_graphrag.adapters.graphrag.collect import NODE_COLUMNS, Parts
 from veritrail_graphrag.adapters.graphrag.descriptions import ENTITY, RELATIONSHIP, items
 from veritrail_graphrag.adapters.graphrag.layout import cache_folder, locate
 from veritrail_graphrag.adapters.graphrag.membership import (
+    MEMBERS,
+    cited_relationship_members,
     entity_members,
     relationship_members,
     report_hierarchy,
@@ -113,6 +115,11 @@ def _link_reports(
     relationship_pairs, relationship_source = relationship_members(
         communities, reports, tables.relationships.frame, entities, entity_pairs
     )
+    cited = cited_relationship_members(reports, tables.relationships.frame, entities, entity_pairs)
+    added = cited.merge(relationship_pairs, how="left", indicator=True).query("_merge == 'left_only'")[MEMBERS]
+    if len(added):
+        relationship_pairs = pd.concat([relationship_pairs, added], ignore_index=True)
+        relationship_source += "+cited"
     report_inputs = "descriptions"
     if _written_from_text_units(tables):
         report_inputs = "text_units"
@@ -200,7 +207,9 @@ def tolerated_notes(metadata: Mapping[str, Any]) -> list[str]:
     metadata too, but a user reads the terminal."""
     notes = []
     if dangling := metadata.get("dangling_relationships"):
-        notes.append(f"{dangling} relationship(s) name an endpoint that is not an entity; kept, with their own description")
+        notes.append(
+            f"{dangling} relationship(s) name an endpoint that is not an entity; kept, with their own description"
+        )
     if orphaned := metadata.get("reports_of_missing_communities"):
         notes.append(f"{orphaned} community report(s) belong to a community the communities table does not list")
     for where, count in (metadata.get("skipped") or {}).items():

@@ -3,7 +3,8 @@ which (a parent community's report may be written from its sub-communities' repo
 
 Each generation records this differently, so every answer says where it came from:
 - entities: `communities.entity_ids`, else `create_final_nodes` (title + community per level);
-- relationships: `communities.relationship_ids`, else both endpoints in the community;
+- relationships: `communities.relationship_ids`, else both endpoints in the community; and the
+  relationships a report cites (`[Data: Relationships (...)]`) that touch one of its entities;
 - claims (covariates): through their subject entity;
 - report hierarchy: `communities.parent` / `children`, else derived the way GraphRAG 0.x derived
   it (a community one level down whose entities are a subset of this one's is its sub-community).
@@ -13,6 +14,8 @@ Pure pandas, no I/O.
 from __future__ import annotations
 
 import pandas as pd
+
+from veritrail_graphrag.adapters.graphrag.citations import cited_ids, data_citations, record_id
 
 MEMBERS = ["member", "community"]
 
@@ -105,6 +108,42 @@ def relationship_members(
         sources.append("endpoints")
     members = pd.concat(parts, ignore_index=True).drop_duplicates()
     return members, "+".join(sources) or "none"
+
+
+def cited_relationship_members(
+    reports: pd.DataFrame, relationships: pd.DataFrame, entities: pd.DataFrame, entity_pairs: pd.DataFrame
+) -> pd.DataFrame:
+    """(relationship id, community) pairs for the relationships a report cites by short id that
+    touch one of its entities. GraphRAG shows a report's prompt every edge of each entity in it,
+    also those to entities of other communities, while `relationship_ids` lists the edges inside
+    the community only: without these, what the report says of such an edge (and cites) reaches
+    the source by no path. Only the cited ones: the prompt is cut to fit its context window, so
+    an uncited edge may never have been shown. A cited id whose edge touches no entity of the
+    report names no input of it, and is left out."""
+    if "human_readable_id" not in relationships.columns or not len(reports):
+        return _empty()
+    short = relationships["human_readable_id"].map(record_id)
+    by_short = relationships.assign(short=short).dropna(subset=["short"]).drop_duplicates("short")
+    cited = pd.DataFrame(
+        [
+            (community, record)
+            for community, text in zip(reports["community"], reports["full_content"].fillna(""), strict=True)
+            for record in cited_ids(data_citations(str(text)), "relationships")
+        ],
+        columns=["community", "short"],
+    )
+    if cited.empty:
+        return _empty()
+    edges = cited.merge(by_short[["short", "id", "source", "target"]], on="short")
+    titled = entity_pairs.merge(entities[["id", "title"]].rename(columns={"id": "member"}), on="member")
+    titles = titled.groupby("community")["title"].agg(set)
+    touches = [
+        source in titles.get(community, ()) or target in titles.get(community, ())
+        for community, source, target in zip(edges["community"], edges["source"], edges["target"], strict=True)
+    ]
+    found = edges[touches].rename(columns={"id": "member"})
+    found = found.assign(member=found["member"].astype("string"), community=found["community"].astype("Int64"))
+    return found[MEMBERS].drop_duplicates()
 
 
 def subject_members(covariates: pd.DataFrame, entities: pd.DataFrame, entity_pairs: pd.DataFrame) -> pd.DataFrame:
