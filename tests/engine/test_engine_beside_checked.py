@@ -21,12 +21,12 @@ class Abstains(ScriptedVerifier):
 
     def __init__(self, marker: str) -> None:
         super().__init__(marker)
-        self.told: list[tuple[list[str], bool]] = []
+        self.told: list[tuple[list[str], set[str]]] = []
 
     async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: bool = False
+        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
     ) -> VerdictResult:
-        self.told.append(([e.node_id for e in checked], beside_checked))
+        self.told.append(([e.node_id for e in checked], set(beside_checked)))
         return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning="scripted abstention")
 
 
@@ -38,7 +38,7 @@ def _dag() -> DAG:
         Node(id="entity:ANN", text="Ann is a miller.", stage=2),
         Node(id="relationship:ANN->SELBY", text="Ann lives in Selby.", stage=2),
         Node(id="relationship:BO->FERRY", text="Bo keeps the ferry.", stage=2),
-        Node(id="report:sub", text="The mill at Selby is the heart of the village.", stage=3),
+        Node(id="report:sub", text="The miller's mill at Selby is the heart of the village.", stage=3),
         Node(id="report:top", text="Selby's mill is its heart.", stage=3),
     ]
     edges = [
@@ -66,7 +66,7 @@ def test_the_rest_of_a_sub_reports_inputs_is_judged_as_such() -> None:
         ["entity:ANN", "relationship:ANN->SELBY", "report:sub"],
         ["relationship:BO->FERRY"],
     ]
-    assert verifier.told == [(["relationship:BO->FERRY"], True)]
+    assert verifier.told == [(["relationship:BO->FERRY"], {"relationship:BO->FERRY"})]
     assert result.verdict is Verdict.INCONCLUSIVE and result.not_traced
 
 
@@ -77,4 +77,15 @@ def test_inputs_all_new_are_not_beside_anything() -> None:
     claim = Claim(id="c1", text="Ann is a miller.")
     result = VeriTrail(verifier).verify(_dag(), claim, "report:top")
     assert [i.checked for i in result.iterations][1] == ["unit:1"]
-    assert verifier.told == [(["unit:1"], False)]
+    assert verifier.told == [(["unit:1"], set())]
+
+
+def test_the_rest_read_beside_new_inputs_is_named_apart() -> None:
+    """The entity and the sub-report both hold the claim: iteration 2 reads the entity's source
+    chunk, all new, and the sub-report's cited edge, the rest of its inputs; the verifier is told
+    which is which."""
+    verifier = Abstains("miller")
+    claim = Claim(id="c1", text="Ann is the miller of Selby.")
+    result = VeriTrail(verifier).verify(_dag(), claim, "report:top")
+    assert result.iterations[0].nodes_with_evidence == ["entity:ANN", "report:sub"]
+    assert verifier.told == [(["unit:1", "relationship:BO->FERRY"], {"relationship:BO->FERRY"})]

@@ -756,6 +756,23 @@ def test_nothing_close_in_the_rest_of_checked_inputs_is_no_alarm() -> None:
     assert unnamed.verdict is Verdict.NOT_FULLY_SUPPORTED and "'Brandt'" in unnamed.reasoning
 
 
+async def test_source_checked_beside_the_rest_of_checked_inputs_is_still_source() -> None:
+    """A source chunk checked with a node that is only the rest of inputs checked before: the
+    claim is judged as against the chunk alone (interpretation a reviewer judges), not as against
+    outputs it was written from."""
+    told = Claim(id="c", text="The story of Mara Voss underscores how much courage matters.")
+    checked = [
+        Excerpt(node_id="chunk", text=CHUNK, is_root=True),
+        Excerpt(node_id="relationship:VOSS->FERRY", text="Mara Voss proposed the ferry.", is_root=False),
+    ]
+    mixed = await FactsVerifier().judge_without_evidence(told, checked)
+    assert mixed.verdict is Verdict.NOT_FULLY_SUPPORTED
+    apart = await FactsVerifier().judge_without_evidence(
+        told, checked, beside_checked=frozenset({"relationship:VOSS->FERRY"})
+    )
+    assert apart.verdict is Verdict.INCONCLUSIVE and "'Mara', 'Voss'" in apart.reasoning
+
+
 def test_node_terms_do_not_leak_between_dags_sharing_node_ids() -> None:
     """One verifier serves many DAGs at once in `veritrail eval`; a name read in one DAG's node
     must not excuse a claim of another DAG whose node has the same id."""

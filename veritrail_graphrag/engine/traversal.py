@@ -242,7 +242,7 @@ class _Trail:
         roots_with_evidence: dict[str, list[Sentence]] = {}
         consecutive_nfs = 0
         to_check = _unique(self.dag.src(self.terminal))
-        beside_checked = False
+        beside_checked: frozenset[str] = frozenset()
 
         while True:
             # Steps 1-2: Evidence Selection (roots with evidence are carried, not re-read), verdict.
@@ -277,13 +277,16 @@ class _Trail:
             if consecutive_nfs == self.config.q:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
 
-    def _beside_checked(self, expand_from: list[str], checked: set[str]) -> bool:
-        """Whether every node the next candidates come from has inputs checked already, so that the
-        candidates are only the rest of its inputs: a sub-community report reached after its parent
-        has inputs that are its parent's too, read with the parent's, and only its own few left."""
-        sources = [self.dag.src(node) for node in expand_from]
-        growing = [inputs for inputs in sources if any(n not in checked for n in inputs)]
-        return bool(growing) and all(any(n in checked for n in inputs) for inputs in growing)
+    def _beside_checked(self, expand_from: list[str], checked: set[str]) -> frozenset[str]:
+        """The next candidates that are only the rest of inputs checked before: every node they
+        come from had other inputs checked already. A sub-community report reached after its parent
+        has inputs that are its parent's too, read with the parent's, and only its own few left
+        (the edges it cites to other communities)."""
+        partly, wholly = set(), set()
+        for node in expand_from:
+            inputs = self.dag.src(node)
+            (partly if any(n in checked for n in inputs) else wholly).update(n for n in inputs if n not in checked)
+        return frozenset(partly - wholly)
 
     async def _decompose(self, text: str) -> list[str]:
         queue = DecompositionQueue(text, self.config.max_decompositions, self.config.decomposition_depth)
@@ -297,7 +300,11 @@ class _Trail:
         return queue.sub_claims()
 
     async def _iterate(
-        self, index: int, to_check: list[str], roots_with_evidence: dict[str, list[Sentence]], beside_checked: bool
+        self,
+        index: int,
+        to_check: list[str],
+        roots_with_evidence: dict[str, list[Sentence]],
+        beside_checked: frozenset[str],
     ) -> Iteration:
         """One iteration over the candidates the verifier can read in the claim's language; the
         others are recorded, never shown (`LanguageGate`)."""
@@ -312,9 +319,9 @@ class _Trail:
         index: int,
         to_check: list[str],
         roots_with_evidence: dict[str, list[Sentence]],
-        beside_checked: bool,
+        beside_checked: frozenset[str],
     ) -> Iteration:
-        """`beside_checked`: the nodes are the rest of inputs partly checked before
+        """`beside_checked`: the nodes that are only the rest of inputs checked before
         (`_beside_checked`), which a verifier that judges a claim without evidence is told."""
         carried = [n for n in to_check if n in roots_with_evidence]
         new = [n for n in to_check if n not in roots_with_evidence]
@@ -334,7 +341,9 @@ class _Trail:
                 own = await self._call(
                     "verdict generation",
                     new,
-                    lambda: self.verifier.judge_without_evidence(self.claim, checked, beside_checked=beside_checked),
+                    lambda: self.verifier.judge_without_evidence(
+                        self.claim, checked, beside_checked=beside_checked & set(new)
+                    ),
                     VerdictResult,
                 )
             return Iteration(

@@ -63,7 +63,7 @@ class CountingVerifier:
 
 class _Abstains(CountingVerifier):
     async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: bool = False
+        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
     ) -> VerdictResult:
         self.calls["judge"] += 1
         inner = cast(AbstainsWithoutEvidence, self.inner)

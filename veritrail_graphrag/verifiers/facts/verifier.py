@@ -162,17 +162,24 @@ class FactsVerifier(LexicalVerifier):
         return judge_facts(checked_text(claim), texts, self.model, self.config, read, roots, trail)
 
     async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: bool = False
+        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
     ) -> VerdictResult:
-        """Beside inputs checked before, a name is missing only when no node read for the claim
-        has it (`NodeTerms.trail`), and the rest holding nothing close to it flags nothing."""
+        """The nodes `beside_checked` (the rest of inputs checked before) are read for names but
+        judged apart: source text checked with one of them is still source text, and when only
+        they are left, a name is missing only when no node read for the claim has it
+        (`NodeTerms.trail`), and their holding nothing close to the claim flags nothing."""
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
-        if beside_checked:
+        own = [node for node in checked if node.node_id not in beside_checked]
+        if checked and not own:
             read |= self.read.trail(claim)
-        from_source = bool(checked) and all(n.is_root for n in checked)
+        from_source = bool(own) and all(n.is_root for n in own)
         records = [_id_keys(node.node_id) for node in checked]
         return judge_without_evidence(
-            checked_text(claim), read, from_source=from_source, records=records, beside_checked=beside_checked
+            checked_text(claim),
+            read,
+            from_source=from_source,
+            records=records,
+            beside_checked=bool(checked) and not own,
         )
 
     def holds(self, gaps: Sequence[SupportGap], node_id: str, text: str) -> bool:
