@@ -78,6 +78,13 @@ class Excerpt(BaseModel):
         description="shown in part to fit the prompt limit: a root by its selected sentences and their "
         "neighbours, any excerpt cut at the limit",
     )
+    beside_checked: bool = Field(
+        default=False,
+        description="only the rest of inputs checked before: every node it stands for came from nodes whose "
+        "other inputs an earlier iteration read (a sub-community report reached after its parent: its "
+        "inputs are the parent's too, but for the edges it cites to other communities). Nothing close to "
+        "the claim in it says nothing of what the claim was written from as a whole",
+    )
 
     @property
     def nodes(self) -> list[str]:

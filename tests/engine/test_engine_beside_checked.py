@@ -23,10 +23,8 @@ class Abstains(ScriptedVerifier):
         super().__init__(marker)
         self.told: list[tuple[list[str], set[str]]] = []
 
-    async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
-    ) -> VerdictResult:
-        self.told.append(([e.node_id for e in checked], set(beside_checked)))
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+        self.told.append(([e.node_id for e in checked], {e.node_id for e in checked if e.beside_checked}))
         return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning="scripted abstention")
 
 

@@ -62,8 +62,9 @@ def test_every_text_is_stored_once_and_claims_hold_ids(audited_sample: AuditedSa
     data = json.loads(raw)
     assert data["report_version"] == 2 and b"\n" not in raw.strip()
     # issue 10's target for the sample was 100 KB (1.02 MB in version 1); the facts verifier traces
-    # the five true claims down to the source, where lexical stopped early on them: 103 KB
-    assert len(raw) < 110_000
+    # the five true claims down to the source, where lexical stopped early on them: 103 KB; and
+    # the relationships its reports cite to other communities are read too (2026-11-28): 113 KB
+    assert len(raw) < 116_000
     assert data["dag_fingerprint"] == audited_sample.dag.fingerprint()
     assert data["sentence_texts"] == "evidence.parquet" and "sentences" not in data
     nodes = pd.DataFrame(data["nodes"]).set_index("node_id")

@@ -128,7 +128,7 @@ async def test_a_word_said_of_another_name_asks_for_a_look(claim: str, said: str
     result = await judge(claim, CHUNK)
     assert result.verdict is Verdict.INCONCLUSIVE
     assert result.reasoning.startswith("a word of the claim is said of another name"), result.reasoning
-    assert f"credited to another check: the evidence says {said}; the evidence says: \"" in result.reasoning
+    assert f'credited to another check: the evidence says {said}; the evidence says: "' in result.reasoning
     assert "credited to another" in {gap.check for gap in result.gaps}
     assert (await judge(claim, CHUNK, is_root=False)).verdict is not Verdict.NOT_FULLY_SUPPORTED
     assert await judge("Mara Voss proposed a ferry to carry grain.", CHUNK) == await judge(
@@ -756,20 +756,39 @@ def test_nothing_close_in_the_rest_of_checked_inputs_is_no_alarm() -> None:
     assert unnamed.verdict is Verdict.NOT_FULLY_SUPPORTED and "'Brandt'" in unnamed.reasoning
 
 
+async def test_evidence_only_from_the_rest_of_checked_inputs_flags_only_a_contradiction() -> None:
+    """Evidence selected only from nodes that are the rest of inputs checked before: a name they
+    lack may be in the inputs judged before, so it asks for a look; another number is still a
+    flag."""
+    edge = Excerpt(
+        node_id="relationship:VOSS->FERRY",
+        text="Mara Voss proposed a ferry across the river in 1911, and the parish council rejected it.",
+        is_root=False,
+    )
+    rest = edge.model_copy(update={"beside_checked": True})
+    unnamed = Claim(
+        id="c", text="Mara Voss emerges as a pivotal trade diplomat who tied the river towns to Kinai networks."
+    )
+    assert (await FactsVerifier().judge(unnamed, [edge])).verdict is Verdict.NOT_FULLY_SUPPORTED
+    looked = await FactsVerifier().judge(unnamed, [rest])
+    assert looked.verdict is Verdict.INCONCLUSIVE
+    assert looked.reasoning.startswith("judged only against the rest of inputs checked before")
+    assert "missing name check: the name 'Kinai'" in looked.reasoning and looked.gaps
+    renumbered = Claim(id="c", text="Mara Voss proposed a ferry across the river in 1915.")
+    assert (await FactsVerifier().judge(renumbered, [rest])).verdict is Verdict.NOT_FULLY_SUPPORTED
+
+
 async def test_source_checked_beside_the_rest_of_checked_inputs_is_still_source() -> None:
     """A source chunk checked with a node that is only the rest of inputs checked before: the
     claim is judged as against the chunk alone (interpretation a reviewer judges), not as against
     outputs it was written from."""
     told = Claim(id="c", text="The story of Mara Voss underscores how much courage matters.")
-    checked = [
-        Excerpt(node_id="chunk", text=CHUNK, is_root=True),
-        Excerpt(node_id="relationship:VOSS->FERRY", text="Mara Voss proposed the ferry.", is_root=False),
-    ]
-    mixed = await FactsVerifier().judge_without_evidence(told, checked)
+    chunk = Excerpt(node_id="chunk", text=CHUNK, is_root=True)
+    edge = Excerpt(node_id="relationship:VOSS->FERRY", text="Mara Voss proposed the ferry.", is_root=False)
+    mixed = await FactsVerifier().judge_without_evidence(told, [chunk, edge])
     assert mixed.verdict is Verdict.NOT_FULLY_SUPPORTED
-    apart = await FactsVerifier().judge_without_evidence(
-        told, checked, beside_checked=frozenset({"relationship:VOSS->FERRY"})
-    )
+    rest = edge.model_copy(update={"beside_checked": True})
+    apart = await FactsVerifier().judge_without_evidence(told, [chunk, rest])
     assert apart.verdict is Verdict.INCONCLUSIVE and "'Mara', 'Voss'" in apart.reasoning
 
 

@@ -322,7 +322,7 @@ class _Trail:
         beside_checked: frozenset[str],
     ) -> Iteration:
         """`beside_checked`: the nodes that are only the rest of inputs checked before
-        (`_beside_checked`), which a verifier that judges a claim without evidence is told."""
+        (`_beside_checked`); the verifier is told through their excerpts (`Excerpt.beside_checked`)."""
         carried = [n for n in to_check if n in roots_with_evidence]
         new = [n for n in to_check if n not in roots_with_evidence]
         shown, skipped = self._prefiltered(self._read(new))
@@ -335,15 +335,18 @@ class _Trail:
             own = VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="", score=0.0)
             if isinstance(self.verifier, AbstainsWithoutEvidence):
                 checked = [
-                    Excerpt(node_id=n, text=" ".join(s.text for s in node), is_root=self.dag.is_root(n))
+                    Excerpt(
+                        node_id=n,
+                        text=" ".join(s.text for s in node),
+                        is_root=self.dag.is_root(n),
+                        beside_checked=n in beside_checked,
+                    )
                     for n, node in zip(new, shown, strict=True)
                 ]
                 own = await self._call(
                     "verdict generation",
                     new,
-                    lambda: self.verifier.judge_without_evidence(
-                        self.claim, checked, beside_checked=beside_checked & set(new)
-                    ),
+                    lambda: self.verifier.judge_without_evidence(self.claim, checked),
                     VerdictResult,
                 )
             return Iteration(
@@ -365,7 +368,12 @@ class _Trail:
         # Over budget: re-select the summaries' evidence, then show the largest subset that fits.
         # Nodes left out keep their evidence: the trail goes on from them.
         evidence, reselections = await self._reselect(evidence, records)
-        excerpts, omitted = self.verdict_input.largest_fitting(self.verdict_input.excerpts(evidence))
+        excerpts, omitted = self.verdict_input.largest_fitting(
+            [
+                e.model_copy(update={"beside_checked": True}) if beside_checked.issuperset(e.nodes) else e
+                for e in self.verdict_input.excerpts(evidence)
+            ]
+        )
         result = await self._call(
             "verdict generation",
             [n for e in excerpts for n in e.nodes],

@@ -62,12 +62,9 @@ class CountingVerifier:
 
 
 class _Abstains(CountingVerifier):
-    async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
-    ) -> VerdictResult:
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
         self.calls["judge"] += 1
-        inner = cast(AbstainsWithoutEvidence, self.inner)
-        return await inner.judge_without_evidence(claim, checked, beside_checked=beside_checked)
+        return await cast(AbstainsWithoutEvidence, self.inner).judge_without_evidence(claim, checked)
 
 
 class _Prefilters(CountingVerifier):

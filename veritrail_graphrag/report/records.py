@@ -114,6 +114,7 @@ class ExcerptRef(BaseModel):
     is_root: bool
     covers: list[NodeRef] = Field(default_factory=list)
     abridged: bool = False
+    beside_checked: bool = False
     text: int | None = Field(
         default=None, description="position in `texts`; None for a root shown whole: the node's text"
     )
@@ -344,6 +345,7 @@ def _iteration_record(it: Iteration, texts: _Texts, batches: bool, number: Mappi
                 is_root=e.is_root,
                 covers=refs(e.covers),
                 abridged=e.abridged,
+                beside_checked=e.beside_checked,
                 text=None if e.is_root and not e.abridged else texts.ref(e.text),
             )
             for e in it.excerpts
@@ -413,6 +415,7 @@ def _iteration(record: IterationRecord, texts: list[str], source: TextSource) ->
                 is_root=e.is_root,
                 covers=ids(e.covers),
                 abridged=e.abridged,
+                beside_checked=e.beside_checked,
                 text=source.node_text(source.node_id(e.node_id)) if e.text is None else texts[e.text],
             )
             for e in record.excerpts

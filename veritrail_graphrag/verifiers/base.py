@@ -55,15 +55,9 @@ class AbstainsWithoutEvidence(Protocol):
     Supported (the paper's rule); with it, a claim about what a source tells in other words, or
     that states nothing checkable ("this underscores the importance of memory"), can be
     Inconclusive instead: a reviewer reads it, and no stage is blamed for what cannot be checked.
+    A node that is only the rest of inputs checked before says so (`Excerpt.beside_checked`)."""
 
-    `beside_checked`: the nodes of `checked` that are only the rest of the inputs of the nodes the
-    trail came from, the others checked in an earlier iteration (a sub-community report's inputs
-    are mostly its parent's too, read with the parent's). That none of these few is close to the
-    claim says nothing of the outputs it was written from as a whole."""
-
-    async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
-    ) -> VerdictResult: ...
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult: ...
 
 
 @runtime_checkable

@@ -220,6 +220,7 @@ def judge_facts(
     read_keys: frozenset[str] = frozenset(),
     roots: Sequence[bool] | None = None,
     trail_keys: frozenset[str] | None = None,
+    beside_checked: bool = False,
 ) -> VerdictResult:
     """`roots`: per evidence text, whether it is source text (all of it when not given). Source
     text refers to people and places by pronoun as often as by name, so a name missing from it
@@ -231,7 +232,14 @@ def judge_facts(
     Inconclusive: the source never says who or what the claim speaks of ("sells his
     counting-house to Fred" where no text read names Fred), yet a name also stands for a
     pronoun or a description the source uses, so it asks for a look rather than flagging. A name
-    that is in the source chunk, if not in the sentences selected, is no such name."""
+    that is in the source chunk, if not in the sentences selected, is no such name.
+
+    `beside_checked`: every text is only the rest of inputs checked before (a sub-community
+    report's cited edges, its other inputs read with its parent's). What the claim says beyond
+    them may be in those others, judged in an earlier iteration, so only a contradiction flags;
+    otherwise the claim is Inconclusive, its findings named. On a published index with Japanese
+    sources, judging such edges as the outputs the claim was written from flagged 4 of its 143
+    claims, for names the edges lack ("Japan", "Honshu", "Kinai") (2026-11-28)."""
     kept = [(text, root) for text, root in zip(evidence_texts, roots or [True] * len(evidence_texts), strict=True)]
     texts = [text for text, _ in kept if text.strip()]
     is_root = [root for text, root in kept if text.strip()]
@@ -261,7 +269,20 @@ def judge_facts(
     p = model.probability(facts.values)
     gaps = [] if verdict is Verdict.FULLY_SUPPORTED else _gaps(facts.findings)
     reasoning = _reasoning(facts, p, verdict, raised, unread)
+    if (
+        beside_checked
+        and verdict is Verdict.NOT_FULLY_SUPPORTED
+        and not any(CHECKS[f.kind] in CONTRADICTING for f in raised)
+    ):
+        verdict = Verdict.INCONCLUSIVE
+        reasoning = f"{_ONLY_THE_REST}: {reasoning}"
     return VerdictResult(verdict=verdict, reasoning=reasoning, score=round(p, 4), gaps=gaps)
+
+
+_ONLY_THE_REST = (
+    "judged only against the rest of inputs checked before (the others may hold what these lack), so "
+    "nothing short of a contradiction flags"
+)
 
 
 def _quoted(terms: Sequence[Term]) -> str:
@@ -318,10 +339,7 @@ def judge_without_evidence(
         check = CHECKS["missing_number" if all(t.kind == "number" for t in absent) else "missing_name"]
         reasoning = raised_by(check, f"{_quoted(absent)} in none of the nodes checked")
     elif beside_checked:
-        return _undecided(
-            "no sentence of the nodes left to check is close to the claim, and the other inputs of the output "
-            "it came from were checked before: a reviewer can judge"
-        )
+        return _undecided(f"no sentence of them is close to the claim, but {_ONLY_THE_REST}: a reviewer can judge")
     elif anchors:
         names = {t.key for t in anchors if t.kind == "name"}
         if len(names) >= 2 and any(names <= record for record in records):

@@ -155,21 +155,23 @@ class FactsVerifier(LexicalVerifier):
         return await super().select_evidence(claim, sentences)
 
     async def judge(self, claim: Claim, excerpts: list[Excerpt]) -> VerdictResult:
+        """Evidence only from nodes that are the rest of inputs checked before
+        (`Excerpt.beside_checked`) is read with every node read for the claim, and flags only what
+        it contradicts (`judge_facts`)."""
         texts = [excerpt.text for excerpt in excerpts]
         roots = [excerpt.is_root for excerpt in excerpts]
-        read = self.read.of(claim, excerpts)
         trail = self.read.trail(claim)
-        return judge_facts(checked_text(claim), texts, self.model, self.config, read, roots, trail)
+        beside = bool(excerpts) and all(excerpt.beside_checked for excerpt in excerpts)
+        read = trail if beside else self.read.of(claim, excerpts)
+        return judge_facts(checked_text(claim), texts, self.model, self.config, read, roots, trail, beside)
 
-    async def judge_without_evidence(
-        self, claim: Claim, checked: list[Excerpt], *, beside_checked: frozenset[str] = frozenset()
-    ) -> VerdictResult:
-        """The nodes `beside_checked` (the rest of inputs checked before) are read for names but
-        judged apart: source text checked with one of them is still source text, and when only
-        they are left, a name is missing only when no node read for the claim has it
-        (`NodeTerms.trail`), and their holding nothing close to the claim flags nothing."""
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+        """The nodes that are only the rest of inputs checked before (`Excerpt.beside_checked`) are
+        read for names but judged apart: source text checked with one of them is still source
+        text, and when only they are left, a name is missing only when no node read for the claim
+        has it (`NodeTerms.trail`), and their holding nothing close to the claim flags nothing."""
         read = frozenset().union(*(_node_keys(node.node_id, node.text) for node in checked))
-        own = [node for node in checked if node.node_id not in beside_checked]
+        own = [node for node in checked if not node.beside_checked]
         if checked and not own:
             read |= self.read.trail(claim)
         from_source = bool(own) and all(n.is_root for n in own)
