@@ -26,7 +26,6 @@ from veritrail_graphrag.adapters.graphrag.collect import NODE_COLUMNS, Parts
 from veritrail_graphrag.adapters.graphrag.descriptions import ENTITY, RELATIONSHIP, items
 from veritrail_graphrag.adapters.graphrag.layout import cache_folder, locate
 from veritrail_graphrag.adapters.graphrag.membership import (
-    MEMBERS,
     cited_relationship_members,
     entity_members,
     relationship_members,
@@ -116,10 +115,9 @@ def _link_reports(
         communities, reports, tables.relationships.frame, entities, entity_pairs
     )
     cited = cited_relationship_members(reports, tables.relationships.frame, entities, entity_pairs)
-    added = cited.merge(relationship_pairs, how="left", indicator=True).query("_merge == 'left_only'")[MEMBERS]
-    if len(added):
-        relationship_pairs = pd.concat([relationship_pairs, added], ignore_index=True)
-        relationship_source += "+cited"
+    with_cited = pd.concat([relationship_pairs, cited], ignore_index=True).drop_duplicates()
+    if len(with_cited) > len(relationship_pairs):
+        relationship_pairs, relationship_source = with_cited, f"{relationship_source}+cited"
     report_inputs = "descriptions"
     if _written_from_text_units(tables):
         report_inputs = "text_units"

@@ -80,6 +80,13 @@ def text_unit_members(communities: pd.DataFrame) -> pd.DataFrame:
     return _listed(communities, "text_unit_ids")
 
 
+def _member_titles(entity_pairs: pd.DataFrame, entities: pd.DataFrame) -> pd.DataFrame:
+    """(title, community) of each entity member: relationships name their ends by title."""
+    return entity_pairs.merge(entities[["id", "title"]].rename(columns={"id": "member"}), on="member")[
+        ["title", "community"]
+    ]
+
+
 def relationship_members(
     communities: pd.DataFrame,
     reports: pd.DataFrame,
@@ -97,9 +104,7 @@ def relationship_members(
         sources.append("communities.relationship_ids")
     rest = set(reports["community"].dropna().tolist()) - covered
     if rest:
-        titled = entity_pairs[entity_pairs["community"].isin(rest)].merge(
-            entities[["id", "title"]].rename(columns={"id": "member"}), on="member"
-        )[["title", "community"]]
+        titled = _member_titles(entity_pairs[entity_pairs["community"].isin(rest)], entities)
         ends = relationships[["id", "source", "target"]]
         both = ends.merge(titled.rename(columns={"title": "source"}), on="source").merge(
             titled.rename(columns={"title": "target"}), on=["target", "community"]
@@ -135,8 +140,7 @@ def cited_relationship_members(
     if cited.empty:
         return _empty()
     edges = cited.merge(by_short[["short", "id", "source", "target"]], on="short")
-    titled = entity_pairs.merge(entities[["id", "title"]].rename(columns={"id": "member"}), on="member")
-    titles = titled.groupby("community")["title"].agg(set)
+    titles = _member_titles(entity_pairs, entities).groupby("community")["title"].agg(set)
     touches = [
         source in titles.get(community, ()) or target in titles.get(community, ())
         for community, source, target in zip(edges["community"], edges["source"], edges["target"], strict=True)
