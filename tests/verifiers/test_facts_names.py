@@ -185,3 +185,28 @@ async def test_a_word_said_of_another_name_in_a_report_read_beside_supporting_so
     texts = [Excerpt(node_id="t1", text=source, is_root=True), Excerpt(node_id="r1", text=report, is_root=False)]
     result = await FactsVerifier().judge(Claim(id="c1", text=claim), texts)
     assert result.verdict is Verdict.FULLY_SUPPORTED, result.reasoning
+
+
+def test_an_acronym_in_no_node_read_is_no_flag_by_itself() -> None:
+    """A report defines "photovoltaic (PV)" once and says "PV" after; its nodes spell the words
+    out. A name of words missing still flags."""
+    read = analyze("Photovoltaic systems feed the national grid of the valley.").key_set
+    acronym = judge_without_evidence("The PV systems feed the valley's grid.", read, from_source=False)
+    assert acronym.verdict is Verdict.INCONCLUSIVE, acronym.reasoning
+    assert "'PV' in none of the nodes checked" in acronym.reasoning and "acronym" in acronym.reasoning
+    named = judge_without_evidence("The Marlin systems feed the valley's grid.", read, from_source=False)
+    assert named.verdict is Verdict.NOT_FULLY_SUPPORTED, named.reasoning
+
+
+def test_an_acronym_the_outputs_lack_is_no_flag_but_a_name_is() -> None:
+    selected = ["The ministry funds solar panels through subsidies for farms in the valley."]
+
+    def verdict(name: str):
+        claim = f"The ministry funds {name} through subsidies, boosting rapid widespread adoption among farms."
+        return judge_facts(claim, selected, shipped_model(), LexicalConfig(), frozenset(), [False])
+
+    acronym = verdict("PV")
+    assert acronym.verdict is Verdict.INCONCLUSIVE, acronym.reasoning
+    assert acronym.reasoning.startswith("an acronym may stand for words its sources spell out")
+    assert "the name 'PV' is not in the evidence" in acronym.reasoning
+    assert verdict("Marlin").verdict is Verdict.NOT_FULLY_SUPPORTED

@@ -249,6 +249,22 @@ def _is_subsequence(letters: str, word: str) -> bool:
     return all(letter in remaining for letter in letters)
 
 
+def is_acronym(term: Term) -> bool:
+    """Whether a claim term is an acronym: two or three Latin capitals ("PV", "NLP", "IDs",
+    "U.S."), which `analyze` keeps as written; a word in capitals of four letters or more is read
+    as the word ("JONES", "РЫНОК"). One that no node read has is still a missing name, but no flag
+    by itself (`judge.ACRONYM_ONLY`)."""
+    written = term.surface.replace(".", "").removesuffix("s")
+    return (
+        term.kind == "name"
+        and 2 <= len(written) <= 3
+        and written.isascii()
+        and written.isalpha()
+        and written.isupper()
+        and written.lower() == term.key
+    )
+
+
 def _spelled_out(term: Term, claim: TextTerms, evidence: Sequence[TextTerms], matched: dict[str, str]) -> bool:
     """Whether an acronym the evidence lacks stands where an evidence sentence has a longer word
     that spells it, next to the same neighbour ("PV installations" / "photovoltaic installations",
