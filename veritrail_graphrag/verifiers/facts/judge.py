@@ -301,8 +301,11 @@ no node read ("PV", "AI", "NLP"), and on the wild dev set none of its 5 was righ
 
 
 def _acronym_missing(finding: Finding) -> bool:
+    """Whether the finding is a missing name that is one acronym ("the name 'PV' ...")."""
+    if finding.kind != "missing_name":
+        return False
     terms = analyze(finding.text).terms
-    return finding.kind == "missing_name" and len(terms) == 1 and is_acronym(terms[0])
+    return len(terms) == 1 and is_acronym(terms[0])
 
 
 _ONLY_THE_REST = (
