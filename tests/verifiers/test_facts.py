@@ -171,6 +171,37 @@ async def test_an_opposite_put_into_a_copied_sentence_is_a_contradiction(
     assert gap.text == reversed_ and claim[gap.start : gap.end] == reversed_
 
 
+@pytest.mark.parametrize(
+    ("claim", "evidence", "said"),
+    [
+        (
+            "In the last chapter of the novel, Caroline's gentle husband is an old man who lives quietly on "
+            "the farm near the river.",
+            "Caroline's husband was a young man, whom the neighbours met at the market every week and greeted "
+            "warmly in the town square.",
+            "says 'young' where the claim says 'old'",
+        ),
+        (
+            "In the last chapter of the novel, Caroline is shown as a mild and impatient woman who lives "
+            "quietly on the farm near the river.",
+            "Caroline, whom the neighbours met at the market every week and greeted warmly, was then a mild and "
+            "patient woman in her prime of life.",
+            "says 'patient' where the claim says 'impatient'",
+        ),
+    ],
+)
+async def test_an_opposite_between_two_anchors_counts_in_a_sentence_the_claim_does_not_copy(
+    claim: str, evidence: str, said: str
+) -> None:
+    """A long claim shares a few words with a long sentence, too few for a copy, and an opposite
+    stands between two of them: listed ("young" / "old") or made by a prefix ("patient" /
+    "impatient"). Such sentences are aligned although no copy is possible (issue 41 skips the
+    others)."""
+    result = await judge(claim, evidence, is_root=False)
+    assert result.verdict is Verdict.NOT_FULLY_SUPPORTED, result.reasoning
+    assert f"copied sentence turned around check: the sentence the claim copies {said}" in result.reasoning
+
+
 async def test_a_synonym_in_a_copied_sentence_or_an_opposite_elsewhere_is_no_contradiction() -> None:
     """A synonym is how copies are reworded; an opposite in another sentence of a source, not in
     the place of the word the claim changed, is no contradiction by itself."""

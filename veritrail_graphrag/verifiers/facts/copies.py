@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 from veritrail_graphrag import interruption
 from veritrail_graphrag.verifiers.facts.relations import (
@@ -48,6 +49,7 @@ from veritrail_graphrag.verifiers.facts.relations import (
     Written,
     evidence_read,
     negated_by_prefix,
+    prefixed_forms,
     quoted,
     sentences_of,
     written,
@@ -104,16 +106,19 @@ class Reversal:
     """The evidence sentence the claim copies, as written (two, when it joins two)."""
 
 
-@dataclass(frozen=True)
-class _Read:
+class _Read(NamedTuple):
     """One sentence of an evidence text as the alignment reads it, kept with the text: the same
     texts are aligned with many claims, and these say without aligning whether a claim could
-    copy the sentence at all."""
+    copy the sentence at all. A tuple of numbers and a dict of counts, which the garbage
+    collector stops tracking: a cached text keeps a few objects it walks, not one per sentence
+    and key (on 40 of the fixture index's reports, about a hundred thousand)."""
 
-    terms: list[Term]
-    keys: frozenset[str]
+    start: int
+    end: int
+    """The sentence's terms are the text's `start:end`: a sentence, wrapped lines mended, is a
+    run of terms in the text's order."""
     counts: dict[str, int]
-    """How many of its terms have each key: the most that can pair with a claim's."""
+    """How many of its terms have each key (its keys): the most that can pair with a claim's."""
     denies: bool
     """Whether a denial reaches any of its terms."""
 
@@ -124,8 +129,14 @@ class _Sentences:
     (`where`): a claim shares two terms with few sentences of a long source, and these are found
     from the claim's keys without looking at the others."""
 
-    reads: list[_Read]
-    where: dict[str, list[int]]
+    terms: tuple[Term, ...]
+    """The text's terms, as `evidence_read` has them."""
+    reads: tuple[_Read, ...]
+    where: dict[str, tuple[int, ...]]
+
+    def sentence(self, index: int) -> tuple[Term, ...]:
+        read = self.reads[index]
+        return self.terms[read.start : read.end]
 
     def shared(self, keys: frozenset[str]) -> dict[int, int]:
         """Per sentence holding any of `keys`, by index, how many of them it holds."""
@@ -143,27 +154,29 @@ def _sentences(text: str) -> _Sentences:
     can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
     to be bound by the terms")."""
     side = evidence_read(text)
-    mended: list[list[Term]] = []
+    terms = side.terms.terms
+    bounds: list[list[int]] = []
     for sentence in sentences_of(side.terms):
-        last = mended[-1][-1] if mended else None
-        if last is None or last.position not in side.spans or sentence[0].position not in side.spans:
-            mended.append(list(sentence))
+        first, last = sentence[0].position, sentence[-1].position
+        previous = terms[bounds[-1][1] - 1] if bounds else None
+        if previous is None or previous.position not in side.spans or first not in side.spans:
+            bounds.append([first, last + 1])
             continue
-        gap = text[side.spans[last.position][1] : side.spans[sentence[0].position][0]]
+        gap = text[side.spans[previous.position][1] : side.spans[first][0]]
         if _SENTENCE_BREAK.search(gap):
-            mended.append(list(sentence))
+            bounds.append([first, last + 1])
         else:
-            mended[-1].extend(sentence)
-    reads = [
-        _Read(terms, frozenset(counts), counts, any(t.negation is not None for t in terms))
-        for terms in mended
-        for counts in (Counter(t.key for t in terms),)
-    ]
+            bounds[-1][1] = last + 1
+    reads = tuple(
+        _Read(start, end, counts, any(t.negation is not None for t in terms[start:end]))
+        for start, end in bounds
+        for counts in (dict(Counter(t.key for t in terms[start:end])),)
+    )
     where: dict[str, list[int]] = {}
     for index, read in enumerate(reads):
-        for key in read.keys:
+        for key in read.counts:
             where.setdefault(key, []).append(index)
-    return _Sentences(reads, where)
+    return _Sentences(terms, reads, {key: tuple(at) for key, at in where.items()})
 
 
 @lru_cache(maxsize=1024)
@@ -172,11 +185,40 @@ def _text_partners(text: str) -> dict[str, set[str]]:
     return _run_partners(evidence_read(text).terms)
 
 
-def _most_pairs(keys: Sequence[str], plain: Sequence[bool], read_keys: frozenset[str]) -> tuple[int, int]:
+def _most_pairs(keys: Sequence[str], plain: Sequence[bool], read_keys: Collection[str]) -> tuple[int, int]:
     """At most how many claim terms, and how many plain words among them, an alignment with a
     sentence holding `read_keys` can pair: each pair is a claim term whose key the sentence has."""
     ours = [i for i, key in enumerate(keys) if key in read_keys]
     return len(ours), sum(plain[i] for i in ours)
+
+
+@dataclass(frozen=True)
+class _Opposing:
+    """What stands opposite the claim's words that its evidence lacks, whichever sentence holds
+    it: their listed opposites' keys and their forms with a negating prefix put on or taken off,
+    as written (`_opposed`). A sentence holding none of them opposes nothing, and one the claim
+    cannot copy (`_may_copy`) is then not aligned at all: most sentences of a long source."""
+
+    keys: frozenset[str]
+    surfaces: frozenset[str]
+
+    def any_in(self, reads: _Sentences, index: int) -> bool:
+        if not self.surfaces:
+            return False
+        read = reads.reads[index]
+        return any(key in read.counts for key in self.keys) or any(
+            term.surface.lower() in self.surfaces for term in reads.sentence(index)
+        )
+
+
+def _opposing(terms: Sequence[Term], absent: set[int]) -> _Opposing:
+    keys: set[str] = set()
+    surfaces: set[str] = set()
+    for term in terms:
+        if term.position in absent:
+            keys |= opposites(term.key)
+            surfaces.update(prefixed_forms(term.surface))
+    return _Opposing(frozenset(keys), frozenset(surfaces))
 
 
 def _opposed(term: Term, copied: Sequence[Term]) -> bool:
@@ -218,6 +260,7 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
 
     asserted: dict[str, int] | None = None
     absent = {term.position for term in assessment.absent}
+    opposing = _opposing(claim.terms, absent)
     key_set = frozenset(keys)
     plain = [term.kind == "word" and not term.initial_capital for term in claim.terms]
     claim_partners = _run_partners(claim)
@@ -230,11 +273,11 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
         held = reads.shared(key_set)
         for index in sorted(i for i, n in held.items() if n >= 2):  # most sentences of a long source share less
             read = reads.reads[index]
-            sentence = read.terms
+            sentence = reads.sentence(index)
             for reversal in _swapped_names(ours, theirs, claim.terms, keys, sentence):
                 add(reversal, theirs, sentence)
-            if not absent and not _may_copy(keys, plain, read):
-                continue  # no word the evidence lacks to be an opposite, and no copy: nothing to find
+            if not _may_copy(keys, plain, read) and not opposing.any_in(reads, index):
+                continue  # no copy, and no opposite of a word the evidence lacks: nothing to find
             pairs = _aligned(keys, sentence)
             if len(pairs) < 2:
                 continue
@@ -274,10 +317,10 @@ def reversals(claim_text: str, claim: TextTerms, texts: Sequence[str], assessmen
             shared = [held[index], held[index + 1]]
             if 2 * max(shared) > len(keys):
                 continue  # one sentence is the copy (above), or one adds nothing to it
-            most, most_words = _most_pairs(keys, plain, first.keys | second.keys)
+            most, most_words = _most_pairs(keys, plain, first.counts.keys() | second.counts.keys())
             if not (first.denies or second.denies) or most_words < 2 or 2 * most < len(keys):
                 continue  # no denial to have dropped, or too little in common to align (below)
-            fused = [*first.terms, *second.terms]
+            fused = reads.terms[first.start : second.end]
             pairs = _aligned(keys, fused)
             words = sum(plain[c] for c, _ in pairs)
             if words < 2 or 2 * len(pairs) < len(keys) or all(fused[s].negation is None for _, s in pairs):
@@ -318,9 +361,9 @@ def _may_copy(keys: Sequence[str], plain: Sequence[bool], read: _Read) -> bool:
     """Whether an alignment of the claim with the sentence could count as a copy (`reversals`),
     by the most pairs it could hold: most sentences of a long source share a few of a claim's
     words and are never aligned."""
-    most, most_words = _most_pairs(keys, plain, read.keys)
-    most = min(most, sum(read.counts[key] for key in read.keys.intersection(keys)))
-    return most_words >= 2 and (2 * most > len(keys) or (most >= 3 and 2 * most >= len(read.terms)))
+    most, most_words = _most_pairs(keys, plain, read.counts)
+    most = min(most, sum(read.counts[key] for key in read.counts.keys() & keys))
+    return most_words >= 2 and (2 * most > len(keys) or (most >= 3 and 2 * most >= read.end - read.start))
 
 
 def _aligned(keys: Sequence[str], sentence: Sequence[Term]) -> list[tuple[int, int]]:
@@ -471,7 +514,7 @@ def _asserted(texts: Sequence[str], keys: frozenset[str]) -> dict[str, int]:
     for text in texts:
         reads = _sentences(text)
         for index, shared in reads.shared(keys).items():
-            for term in reads.reads[index].terms:
+            for term in reads.sentence(index):
                 if term.negation is None and term.key in keys and shared > best.get(term.key, -1):
                     best[term.key] = shared
     return best

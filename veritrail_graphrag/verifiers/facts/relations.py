@@ -77,6 +77,15 @@ def negated_by_prefix(word: str, other: str) -> bool:
     return any(b == prefix + a for prefix in _NEGATING_PREFIXES)
 
 
+def prefixed_forms(word: str) -> set[str]:
+    """The words, in lower case, that `negated_by_prefix` pairs with `word`: a negating prefix put
+    on it or taken off it."""
+    lower = word.lower()
+    return {prefix + lower for prefix in _NEGATING_PREFIXES} | {
+        lower[len(prefix) :] for prefix in _NEGATING_PREFIXES if lower.startswith(prefix) and len(lower) > len(prefix)
+    }
+
+
 def abbreviates(word: str, other: str) -> bool:
     """ "Soc" / "Social", "Technol" / "Technology": one word is the other cut short, as references
     and tables write names; no changed fact."""
