@@ -173,33 +173,38 @@ def _supposed_keys(texts: Sequence[str], claim_keys: set[str], subject: set[str]
     supposed: dict[str, str] = {}
     for text in texts:
         interruption.check()
-        conditional = _text_suppositions(text)[0] if _SUPPOSING.search(text) else ()
-        for keys, clauses, said in conditional:
+        for keys, clauses, said in _conditionals(text):
             for clause in clauses if subject & keys else ():
                 shared = len(clause & claim_keys)
                 if shared >= 2 and 2 * shared >= len(clause):
                     supposed.update(dict.fromkeys(clause - supposed.keys(), said))
     if not supposed:
         return {}  # most evidence supposes nothing, and what it states then does not matter
-    asserted = frozenset().union(*(_text_suppositions(text)[1] for text in texts))
+    asserted = frozenset().union(*(_stated(text) for text in texts))
     return {key: said for key, said in supposed.items() if key not in asserted}
 
 
 @lru_cache(maxsize=4096)
-def _text_suppositions(
-    text: str,
-) -> tuple[tuple[tuple[frozenset[str], tuple[frozenset[str], ...], str], ...], frozenset[str]]:
-    """An evidence text read for `_supposed_keys`, once per text: its sentences with conditional
-    clauses (keys, clauses' keys, the sentence on one line) and every key it states outside them.
-    Most sentences suppose nothing, and a claim need not look at them again."""
-    conditional = []
-    stated: set[str] = set()
-    for sentence in split_sentences(text):
-        keys, clauses, said = _suppositions(sentence)
-        if clauses:
-            conditional.append((keys, clauses, " ".join(sentence.split())))
-        stated |= said
-    return tuple(conditional), frozenset(stated)
+def _conditionals(text: str) -> tuple[tuple[frozenset[str], tuple[frozenset[str], ...], str], ...]:
+    """An evidence text's sentences with conditional clauses, read for `_supposed_keys` once per
+    text (a claim is shown the same chunks again and again): their keys, their clauses' keys, and
+    the sentence on one line. A text with no word that opens one (`_SUPPOSING`) is not split, and
+    in the rest only these sentences are read."""
+    if not _SUPPOSING.search(text):
+        return ()
+    return tuple(
+        (keys, clauses, " ".join(sentence.split()))
+        for sentence in split_sentences(text)
+        if _CONDITIONAL.search(sentence)
+        for keys, clauses, _ in (_suppositions(sentence),)
+    )
+
+
+@lru_cache(maxsize=1024)
+def _stated(text: str) -> frozenset[str]:
+    """Every key an evidence text states outside conditional clauses: asked only when some
+    clause supposes part of the claim, which few do."""
+    return frozenset().union(*(_suppositions(sentence)[2] for sentence in split_sentences(text)))
 
 
 def _closest_place(texts: Sequence[str], keys: set[str]) -> Place | None:
