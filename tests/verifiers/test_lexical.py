@@ -21,7 +21,7 @@ from veritrail_graphrag.sentences import split_sentences
 from veritrail_graphrag.verifiers.lexical import LexicalConfig, LexicalVerifier
 from veritrail_graphrag.verifiers.lexical.decompose import decompose_claim
 from veritrail_graphrag.verifiers.lexical.select import overlap, sentence_keys
-from veritrail_graphrag.verifiers.lexical.text import analyze, fuzzy_equal
+from veritrail_graphrag.verifiers.lexical.text import analyze, fuzzy_equal, term_spans
 
 SUMMEDITS = SHARED / "benchmarks" / "summedits-subset"
 
@@ -485,3 +485,24 @@ def test_a_batchs_sentence_keys_are_the_keys_its_index_holds() -> None:
     texts = ("Scrooge kept his clerk Bob Cratchit in a cold office.", "And so it was.", "SimpleDocumentIndexer runs.")
     assert sentence_keys(texts) == [analyze(text).key_set for text in texts]
     assert sentence_keys(("and so", "it is")) == [frozenset(), frozenset()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(st.sampled_from(["Tiny", "Tim", "is", "not", "ill", "5", "million", "Scrooge's", "ID"]), max_size=9))
+def test_each_term_span_holds_its_surface_in_order(words: list[str]) -> None:
+    """`term_spans` finds each term where it is written, in order, and answers as a dict of
+    (start, end) pairs would: `in`, indexing, `get` with a default, `items`."""
+    text = " ".join(words)
+    terms = analyze(text)
+    spans = term_spans(text, terms)
+    pairs = dict(spans.items())
+    assert list(pairs) == sorted(pairs)
+    for term in terms.terms:
+        if term.position in spans:
+            start, end = spans[term.position]
+            assert text[start:end].lower() == term.surface.lower()
+            assert spans.get(term.position) == pairs[term.position] == (start, end)
+        else:
+            assert spans.get(term.position) is None and spans.get(term.position, (0, 0)) == (0, 0)
+    starts = [start for start, _ in pairs.values()]
+    assert starts == sorted(starts)

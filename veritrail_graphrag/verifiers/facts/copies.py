@@ -132,7 +132,10 @@ class _Sentences:
     terms: tuple[Term, ...]
     """The text's terms, as `evidence_read` has them."""
     reads: tuple[_Read, ...]
-    where: dict[str, tuple[int, ...]]
+    where: dict[str, int | tuple[int, ...]]
+    """Per key, the index of the sentence holding it, or of each when several do: a number
+    rather than a tuple of one, which the garbage collector would track (most keys of a text are
+    in one of its sentences)."""
 
     def sentence(self, index: int) -> tuple[Term, ...]:
         read = self.reads[index]
@@ -142,7 +145,8 @@ class _Sentences:
         """Per sentence holding any of `keys`, by index, how many of them it holds."""
         counts: dict[int, int] = {}
         for key in keys:
-            for index in self.where.get(key, ()):
+            at = self.where.get(key, ())
+            for index in (at,) if isinstance(at, int) else at:
                 counts[index] = counts.get(index, 0) + 1
         return counts
 
@@ -154,15 +158,15 @@ def _sentences(text: str) -> _Sentences:
     can seem to copy while its sentence says more ("If you paid a fee ... and you do not agree
     to be bound by the terms")."""
     side = evidence_read(text)
-    terms = side.terms.terms
+    terms, starts, ends = side.terms.terms, side.spans.starts, side.spans.ends
     bounds: list[list[int]] = []
     for sentence in sentences_of(side.terms):
         first, last = sentence[0].position, sentence[-1].position
         previous = terms[bounds[-1][1] - 1] if bounds else None
-        if previous is None or previous.position not in side.spans or first not in side.spans:
+        if previous is None or previous.position not in ends or first not in starts:
             bounds.append([first, last + 1])
             continue
-        gap = text[side.spans[previous.position][1] : side.spans[first][0]]
+        gap = text[ends[previous.position] : starts[first]]
         if _SENTENCE_BREAK.search(gap):
             bounds.append([first, last + 1])
         else:
@@ -176,7 +180,7 @@ def _sentences(text: str) -> _Sentences:
     for index, read in enumerate(reads):
         for key in read.counts:
             where.setdefault(key, []).append(index)
-    return _Sentences(terms, reads, {key: tuple(at) for key, at in where.items()})
+    return _Sentences(terms, reads, {key: at[0] if len(at) == 1 else tuple(at) for key, at in where.items()})
 
 
 @lru_cache(maxsize=1024)

@@ -35,7 +35,7 @@ from veritrail_graphrag.verifiers.facts.relations import (
 )
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
 from veritrail_graphrag.verifiers.lexical.judge import Evidence, assess, distinct_terms, number_role
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze
+from veritrail_graphrag.verifiers.lexical.text import Spans, Term, TextTerms, analyze
 
 FEATURES = (
     "missing_name",
@@ -127,7 +127,7 @@ class Facts:
         return self.values.get("missing_name", 0) > 0 or self.values.get("missing_number", 0) > 0
 
 
-def name_partners(claim: TextTerms, text: str, spans: dict[int, tuple[int, int]]) -> dict[int, set[int]]:
+def name_partners(claim: TextTerms, text: str, spans: Spans) -> dict[int, set[int]]:
     """Positions of the other names of what each term names: the other words of its capitalized
     run ("Ebenezer" -> "Scrooge"), and a name the claim gives in parentheses right after another
     ("Photovoltaics (PV)", "the Supersoul (Paramatman)"), both ways: the claim says they are one."""
@@ -336,7 +336,7 @@ _ARTICLES = frozenset("a an the".split())
 
 def _opens_phrase(claim: Written, first: Term) -> bool:
     """Whether an article stands right before the term: "a London surgeon", "the Cratchit family"."""
-    start = claim.spans.get(first.position, (0, 0))[0]
+    start = claim.spans.starts.get(first.position, 0)
     before = claim.text[:start].split()
     return bool(before) and before[-1].lower() in _ARTICLES
 

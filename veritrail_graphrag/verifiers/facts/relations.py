@@ -16,7 +16,7 @@ from itertools import combinations
 from veritrail_graphrag.markers import blank_record_ids
 from veritrail_graphrag.verifiers.lexical.antonyms import is_person_word, person_opposites
 from veritrail_graphrag.verifiers.lexical.judge import Assessment, Evidence
-from veritrail_graphrag.verifiers.lexical.text import Term, TextTerms, analyze, stem, term_spans
+from veritrail_graphrag.verifiers.lexical.text import Spans, Term, TextTerms, analyze, stem, term_spans
 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non", "non-")
 _BESIDE = 3
@@ -53,8 +53,8 @@ def quoted(side: Written, first: Term, last: Term) -> str:
     """The sentence of `side` that runs from the term `first` to the term `last`, as written from
     where it begins (after the term before `first`, "The" and all) to its closing mark, on one
     line and cut at `_QUOTED` characters."""
-    start = side.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
-    end = side.spans.get(last.position, (start, len(side.text)))[1]
+    start = side.spans.ends.get(first.position - 1, 0) if first.position else 0
+    end = side.spans.ends.get(last.position, len(side.text))
     while start < end and not side.counted[start].isalnum():  # a blanked record id is no word
         start += 1
     while end < len(side.text) and side.text[end] in _CLOSING:
@@ -144,7 +144,7 @@ class Written:
     text: str
     """As written: what a finding quotes."""
     terms: TextTerms
-    spans: dict[int, Span]
+    spans: Spans
     runs: dict[int, frozenset[str]]
     """Per term position, the keys of the run of capitalized words it stands in ("Tiny Tim")."""
     counted: str
@@ -152,15 +152,15 @@ class Written:
     place (`evidence_read`), so that the two have the same spans; for a claim, `text`."""
 
     def between(self, left: Term, right: Term) -> str:
-        start = self.spans.get(left.position, (0, 0))[1]
-        end = self.spans.get(right.position, (len(self.counted), len(self.counted)))[0]
+        start = self.spans.ends.get(left.position, 0)
+        end = self.spans.starts.get(right.position, len(self.counted))
         return self.counted[start:end]
 
     def opening(self, first: Term, term: Term) -> str:
         """The text of a sentence up to `term`, from where its first term's sentence begins (after
         the term before `first`, which closes the sentence before)."""
-        start = self.spans.get(first.position - 1, (0, 0))[1] if first.position else 0
-        return self.counted[start : self.spans.get(term.position, (start, start))[0]]
+        start = self.spans.ends.get(first.position - 1, 0) if first.position else 0
+        return self.counted[start : self.spans.starts.get(term.position, start)]
 
     def phrase(self, first: Term, last: Term) -> tuple[str, Span | None]:
         if first.position not in self.spans or last.position not in self.spans:
@@ -169,7 +169,7 @@ class Written:
         return self.text[span[0] : span[1]], span
 
     def after(self, term: Term) -> str:
-        end = self.spans.get(term.position, (0, 0))[1]
+        end = self.spans.ends.get(term.position, 0)
         return self.counted[end : end + 12]
 
 

@@ -13,6 +13,7 @@ a missed merge costs recall.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -460,17 +461,44 @@ def analyze(text: str) -> TextTerms:
     )
 
 
-def term_spans(text: str, terms: TextTerms) -> dict[int, tuple[int, int]]:
+class Spans:
+    """Each term's characters in its text, by the term's position: `(start, end)`, as a dict of
+    pairs would give them, kept as two dicts of numbers, which the garbage collector does not
+    track. A text the facts verifier reads is kept for the claims shown it again, and a pair per
+    term was half of the objects it kept (144 of 285 a text, on the fixture index)."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self) -> None:
+        self.starts: dict[int, int] = {}
+        self.ends: dict[int, int] = {}
+
+    def __contains__(self, position: object) -> bool:
+        return position in self.starts
+
+    def __getitem__(self, position: int) -> tuple[int, int]:
+        return self.starts[position], self.ends[position]
+
+    def get(self, position: int, default: tuple[int, int] | None = None) -> tuple[int, int] | None:
+        start = self.starts.get(position)
+        return default if start is None else (start, self.ends[position])
+
+    def items(self) -> Iterator[tuple[int, tuple[int, int]]]:
+        return ((position, (start, self.ends[position])) for position, start in self.starts.items())
+
+
+def term_spans(text: str, terms: TextTerms) -> Spans:
     """Each term's characters in its text, found in order (terms come in the order they are written)."""
-    spans: dict[int, tuple[int, int]] = {}
+    spans = Spans()
+    starts, ends = spans.starts, spans.ends
     cursor = 0
     lowered = text.lower()
     for term in terms.terms:
         surface = term.surface.lower()
         at = lowered.find(surface, cursor)
         if at >= 0:
-            spans[term.position] = (at, at + len(surface))
             cursor = at + len(surface)
+            starts[term.position], ends[term.position] = at, cursor
     return spans
 
 
