@@ -488,7 +488,7 @@ def test_a_batchs_sentence_keys_are_the_keys_its_index_holds() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(words=st.lists(st.sampled_from(["Tiny", "Tim", "is", "not", "ill", "5", "million", "Scrooge's", "ID"]), max_size=9))
+@given(words=st.lists(st.sampled_from(["Tiny", "Tim", "is", "not", "ill", "5", "million", "Scrooge's", "IDs"])))
 def test_each_term_span_holds_its_surface_in_order(words: list[str]) -> None:
     """`term_spans` finds each term where it is written, in order, and answers as a dict of
     (start, end) pairs would: `in`, indexing, `get` with a default, `items`."""
