@@ -269,13 +269,43 @@ class _Trail:
             if to_check and set(to_check) == set(roots_with_evidence):
                 return self._finish(iterations, iteration.verdict, StopReason.ROOTS_REACHED)
             if not to_check:
-                # The roots were never reached, or none yielded evidence: Not Fully Supported (the
-                # paper's rule), unless the verifier keeps its Inconclusive as "not traced".
-                kept = iteration.verdict is Verdict.INCONCLUSIVE and self.config.untraced_inconclusive
-                final = Verdict.INCONCLUSIVE if kept else Verdict.NOT_FULLY_SUPPORTED
-                return self._finish(iterations, final, StopReason.NO_CANDIDATES)
+                final, judged = await self._untraced_verdict(iteration)
+                return self._finish(iterations, final, StopReason.NO_CANDIDATES, judged)
             if consecutive_nfs == self.config.q:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
+
+    async def _untraced_verdict(self, latest: Iteration) -> tuple[Verdict, VerdictResult | None]:
+        """The final verdict when no node is left to check: the roots were never reached, or none
+        yielded evidence. Not Fully Supported (the paper's rule), unless the verifier keeps such
+        claims apart: then its Inconclusive stands, and support found only in intermediate outputs
+        whose inputs were all read before, none with evidence, is judged as the verifier judges a
+        claim no node yields evidence for, against those inputs (the judgement is returned). A
+        sub-community report that repeats an interpretation of its parent would otherwise turn it
+        into a flag that the same claim, repeated by no report, would not raise."""
+        if not self.config.untraced_inconclusive:
+            return Verdict.NOT_FULLY_SUPPORTED, None
+        if latest.verdict is Verdict.INCONCLUSIVE:
+            return Verdict.INCONCLUSIVE, None
+        if latest.verdict is not Verdict.FULLY_SUPPORTED or not isinstance(self.verifier, AbstainsWithoutEvidence):
+            return Verdict.NOT_FULLY_SUPPORTED, None
+        inputs, _ = self.languages.partition(
+            _unique(n for node in latest.nodes_with_evidence for n in self.dag.src(node)), set()
+        )
+        if not inputs:
+            return Verdict.NOT_FULLY_SUPPORTED, None
+        shown, _ = self._prefiltered(self._read(inputs))
+        read = [
+            Excerpt(node_id=n, text=" ".join(s.text for s in node), is_root=self.dag.is_root(n))
+            for n, node in zip(inputs, shown, strict=True)
+        ]
+        judged = await self._call(
+            "verdict generation",
+            inputs,
+            lambda: self.verifier.judge_without_evidence(self.claim, read),
+            VerdictResult,
+        )
+        kept = judged.verdict is Verdict.INCONCLUSIVE
+        return (Verdict.INCONCLUSIVE if kept else Verdict.NOT_FULLY_SUPPORTED), judged
 
     def _beside_checked(self, expand_from: list[str], checked: set[str]) -> frozenset[str]:
         """The next candidates that are only the rest of inputs checked before: every node they
@@ -481,7 +511,16 @@ class _Trail:
             )
         return evidence, records
 
-    def _finish(self, iterations: list[Iteration], verdict: Verdict, reason: StopReason) -> ClaimResult:
+    def _finish(
+        self,
+        iterations: list[Iteration],
+        verdict: Verdict,
+        reason: StopReason,
+        judged: VerdictResult | None = None,
+    ) -> ClaimResult:
+        """The claim's result; `judged` is the verifier's judgement without evidence of a claim
+        supported only in intermediate outputs (`_untraced_verdict`), which gives the final verdict
+        its reasoning, score and gaps."""
         latest = iterations[-1]
         reasoning, score, gaps = latest.reasoning, latest.score, latest.gaps
         stages, note = error_stages(
@@ -491,7 +530,10 @@ class _Trail:
             self.dag.stage,
             self.dag.is_root,
         )
-        if verdict is not latest.verdict:
+        if judged is not None:
+            reasoning = self._judged_untraced(iterations, judged)
+            score, gaps = judged.score, judged.gaps
+        elif verdict is not latest.verdict:
             reasoning = self._untraced(iterations, stages)
             score = 0.0 if latest.score is not None else None
             gaps = []
@@ -521,6 +563,18 @@ class _Trail:
             iterations=iterations,
         )
         return self.languages.finished(result)
+
+    def _judged_untraced(self, iterations: list[Iteration], judged: VerdictResult) -> str:
+        """Why a claim supported only in intermediate outputs ends with the verifier's judgement
+        without evidence, and that judgement's reasoning."""
+        verdicts = ", ".join(it.verdict.value for it in iterations)
+        found_in = ", ".join(str(s) for s in sorted({self.dag.stage(n) for n in iterations[-1].nodes_with_evidence}))
+        said = (
+            f"The interim verdicts ({verdicts}) found support only in intermediate outputs (stage {found_in}); the "
+            "texts those were made from were read and yielded no evidence, so the claim is judged as one no node "
+            f"yields evidence for, against those texts: {judged.reasoning.rstrip(' .')}."
+        )
+        return f"{said} {NOT_TRACED_NOTE}" if judged.verdict is Verdict.INCONCLUSIVE else said
 
     @staticmethod
     def _untraced(iterations: list[Iteration], stages: list[int] | None) -> str:

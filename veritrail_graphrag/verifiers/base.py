@@ -72,7 +72,13 @@ class KeepsUntracedInconclusive(Protocol):
     this capability (`keeps_untraced_inconclusive` true) the claim stays Inconclusive, as its own
     case, "not traced to the source" (`ClaimResult.not_traced`): the reports show it apart, since
     the paper's provenance (a trail down to the source) does not hold for it. The engine records
-    the rule it applied in its config (`TrailConfig.untraced_inconclusive`)."""
+    the rule it applied in its config (`TrailConfig.untraced_inconclusive`).
+
+    When such a verifier also abstains without evidence (`AbstainsWithoutEvidence`), a claim
+    supported only by intermediate outputs whose inputs were all read before, none with evidence,
+    is judged by `judge_without_evidence` against those inputs: a sub-community report repeating
+    an interpretation would otherwise flag it, where the same claim repeated by no report stays
+    Inconclusive."""
 
     @property
     def keeps_untraced_inconclusive(self) -> bool: ...
