@@ -58,6 +58,11 @@ def _referenced(dag: DAG, text: str) -> list[str]:
         ("Relationships 41 and 99 join the pond.", ["41"]),  # the keyword stays: 99 is checked
         ("The entity grew by 12 percent.", []),
         ("MILL POND (1900) was dug by hand.", []),  # no entity 1900
+        ("MILL POND (ID 12) feeds ПЕКАРНЯ (id: 14).", ["(ID 12)", "(id: 14)"]),  # the id's label written
+        ("K46.1 (ID #13) codes it.", ["(ID #13)"]),
+        ("MILL POND (ID 13) feeds the mill.", []),  # record 13 is K46.1: a wrong id stays a number to check
+        ("The pond (ID 12) feeds the mill.", []),  # "the pond" is not its title
+        ("The well (ID 12A) is dry.", []),
     ],
 )
 def test_ids_of_records_the_index_holds_are_references(text: str, references: list[str]) -> None:

@@ -10,8 +10,11 @@ markers' ids do (`CitationIndex`), the characters are a reference (`Claim.refere
 offline verifiers leave them unchecked. An id that names no record stays a number to check: a
 reference to nothing is the report's own invention.
 
-A keyword names the table (entity, relationship, community, record: any of them); a bare number in
-parentheses is a reference only right after the title of the entity it resolves to.
+A keyword names the table (entity, relationship, community, record: any of them); a number in
+parentheses, bare or labelled as an id ("(452)", "(ID 452)", "(id: 452)"), is a reference only
+right after the title of the entity it resolves to. Some reports write every entity so ("TERMINAL
+HEART FAILURE (ID 1667)": 697 times in one published index); an id given to another entity than
+the one it follows ("DYSPNEA (ID 1625)", 1625 being another disease) stays a number to check.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ _TABLES: dict[str, tuple[Dataset, ...]] = {
     "communit": ("reports",),
     "record": ("entities", "relationships", "reports"),
 }
-_BARE = re.compile(r"\((?P<id>\d+)\)")
+_BARE = re.compile(r"\((?:(?i:id)[ \t:#]*)?(?P<id>\d+)\)")
 _NUMBER = re.compile(r"\d+")
 _RANGE = re.compile(r"^(?:[ \t]*[\-\u2010\u2011\u2013][ \t]*|[ \t]+to[ \t]+)$")
 _LONGEST_RANGE = 100
@@ -87,8 +90,8 @@ class RecordIndex:
                 yield from (n.span() for n, ok in zip(numbers, resolved, strict=True) if ok)
 
     def _bare(self, text: str, taken: list[Span]) -> Iterator[Span]:
-        """"(452)" right after the title of entity 452; a year or a count after another name is no
-        reference ("MILL POND (1900)")."""
+        """"(452)" or "(ID 452)" right after the title of entity 452; a year or a count after another
+        name is no reference ("MILL POND (1900)")."""
         for match in _BARE.finditer(text):
             inside = any(start <= match.start("id") < end for start, end in taken)
             if not inside and self.titled(int(match["id"]), text[: match.start()].rstrip()):
@@ -101,7 +104,7 @@ class RecordIndex:
 
 
 _INDEXES: weakref.WeakKeyDictionary[DAG, RecordIndex] = weakref.WeakKeyDictionary()
-_CANDIDATE = re.compile(r"(?i:entit|relationship|communit|record)[^\n]{0,12}?\d|\(\d+\)")
+_CANDIDATE = re.compile(r"(?i:entit|relationship|communit|record)[^\n]{0,12}?\d|\((?:(?i:id)[ \t:#]*)?\d+\)")
 
 
 def record_references(dag: DAG, text: str) -> list[Span]:
