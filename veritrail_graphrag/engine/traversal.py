@@ -286,7 +286,8 @@ class _Trail:
             return Verdict.NOT_FULLY_SUPPORTED, None
         if latest.verdict is Verdict.INCONCLUSIVE:
             return Verdict.INCONCLUSIVE, None
-        if latest.verdict is not Verdict.FULLY_SUPPORTED or not isinstance(self.verifier, AbstainsWithoutEvidence):
+        verifier = self.verifier
+        if latest.verdict is not Verdict.FULLY_SUPPORTED or not isinstance(verifier, AbstainsWithoutEvidence):
             return Verdict.NOT_FULLY_SUPPORTED, None
         inputs, _ = self.languages.partition(
             _unique(n for node in latest.nodes_with_evidence for n in self.dag.src(node)), set()
@@ -294,18 +295,31 @@ class _Trail:
         if not inputs:
             return Verdict.NOT_FULLY_SUPPORTED, None
         shown, _ = self._prefiltered(self._read(inputs))
-        read = [
-            Excerpt(node_id=n, text=" ".join(s.text for s in node), is_root=self.dag.is_root(n))
-            for n, node in zip(inputs, shown, strict=True)
-        ]
-        judged = await self._call(
-            "verdict generation",
-            inputs,
-            lambda: self.verifier.judge_without_evidence(self.claim, read),
-            VerdictResult,
-        )
+        judged = await self._judged_without_evidence(verifier, inputs, shown, frozenset())
         kept = judged.verdict is Verdict.INCONCLUSIVE
         return (Verdict.INCONCLUSIVE if kept else Verdict.NOT_FULLY_SUPPORTED), judged
+
+    async def _judged_without_evidence(
+        self,
+        verifier: AbstainsWithoutEvidence,
+        nodes: list[str],
+        shown: list[list[Sentence]],
+        beside_checked: frozenset[str],
+    ) -> VerdictResult:
+        """The verifier's judgement of the claim when none of `nodes`' sentences was selected, each
+        node shown as Evidence Selection was shown it."""
+        checked = [
+            Excerpt(
+                node_id=n,
+                text=" ".join(s.text for s in node),
+                is_root=self.dag.is_root(n),
+                beside_checked=n in beside_checked,
+            )
+            for n, node in zip(nodes, shown, strict=True)
+        ]
+        return await self._call(
+            "verdict generation", nodes, lambda: verifier.judge_without_evidence(self.claim, checked), VerdictResult
+        )
 
     def _beside_checked(self, expand_from: list[str], checked: set[str]) -> frozenset[str]:
         """The next candidates that are only the rest of inputs checked before: every node they
@@ -364,21 +378,7 @@ class _Trail:
             reasoning = _no_evidence(len(new), evidence.agreement)
             own = VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning="", score=0.0)
             if isinstance(self.verifier, AbstainsWithoutEvidence):
-                checked = [
-                    Excerpt(
-                        node_id=n,
-                        text=" ".join(s.text for s in node),
-                        is_root=self.dag.is_root(n),
-                        beside_checked=n in beside_checked,
-                    )
-                    for n, node in zip(new, shown, strict=True)
-                ]
-                own = await self._call(
-                    "verdict generation",
-                    new,
-                    lambda: self.verifier.judge_without_evidence(self.claim, checked),
-                    VerdictResult,
-                )
+                own = await self._judged_without_evidence(self.verifier, new, shown, beside_checked)
             return Iteration(
                 index=index,
                 checked=new,
