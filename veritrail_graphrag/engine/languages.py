@@ -12,6 +12,8 @@ traversal reaches. Nodes in no language that can be told are read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from veritrail_graphrag.dag import DAG
 from veritrail_graphrag.engine.trail import ClaimResult, Iteration
 from veritrail_graphrag.languages import detect_language, language_list, language_name
@@ -96,6 +98,20 @@ class LanguageGate:
             update={"not_read": unread, "verdict": Verdict.INCONCLUSIVE, "reasoning": reasoning, "gaps": []}
         )
 
+    def unread_sources(self, iterations: Sequence[Iteration]) -> dict[str, list[str]]:
+        """Where the support led and the gate did not follow, by language: the unread nodes that
+        were sources of the evidence. A source is left unread once, where the trail first met it:
+        in the next iteration, or already beside the evidence when it is a source of the node
+        checked before as well (a sub-report and its parent report made from the same text unit),
+        and then never offered again."""
+        not_read: dict[str, list[str]] = {}
+        supporting = {node for iteration in iterations for node in iteration.nodes_with_evidence}
+        sources = {source for node in supporting for source in self.dag.src(node)}
+        for iteration in iterations:
+            for language, nodes in iteration.not_read.items():
+                not_read.setdefault(language, []).extend(n for n in nodes if n in sources)
+        return {language: list(dict.fromkeys(nodes)) for language, nodes in not_read.items() if nodes}
+
     def finished(self, result: ClaimResult) -> ClaimResult:
         """The claim's result with what the gate decided. When its last iteration read nothing
         (`unread_iteration`) or found no support only where it could read (`settle`), the claim is
@@ -117,17 +133,7 @@ class LanguageGate:
             )
         if result.verdict is not Verdict.NOT_FULLY_SUPPORTED or latest.verdict is not Verdict.FULLY_SUPPORTED:
             return result
-        # Where the support led: the unread nodes that were sources of the evidence. A source is
-        # left unread once, where the trail first met it: in the next iteration, or already beside
-        # the evidence when it is a source of the node checked before as well (a sub-report and its
-        # parent report made from the same text unit), and then never offered again.
-        not_read: dict[str, list[str]] = {}
-        supporting = {node for iteration in result.iterations for node in iteration.nodes_with_evidence}
-        sources = {source for node in supporting for source in self.dag.src(node)}
-        for iteration in result.iterations:
-            for language, nodes in iteration.not_read.items():
-                not_read.setdefault(language, []).extend(n for n in nodes if n in sources)
-        not_read = {language: list(dict.fromkeys(nodes)) for language, nodes in not_read.items() if nodes}
+        not_read = self.unread_sources(result.iterations)
         if not not_read:
             return result
         found = ", ".join(map(str, result.error_stages or [])) or "intermediate"

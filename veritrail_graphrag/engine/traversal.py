@@ -269,25 +269,30 @@ class _Trail:
             if to_check and set(to_check) == set(roots_with_evidence):
                 return self._finish(iterations, iteration.verdict, StopReason.ROOTS_REACHED)
             if not to_check:
-                final, judged = await self._untraced_verdict(iteration)
+                final, judged = await self._untraced_verdict(iterations)
                 return self._finish(iterations, final, StopReason.NO_CANDIDATES, judged)
             if consecutive_nfs == self.config.q:
                 return self._finish(iterations, Verdict.NOT_FULLY_SUPPORTED, StopReason.NOT_SUPPORTED_LIMIT)
 
-    async def _untraced_verdict(self, latest: Iteration) -> tuple[Verdict, VerdictResult | None]:
+    async def _untraced_verdict(self, iterations: list[Iteration]) -> tuple[Verdict, VerdictResult | None]:
         """The final verdict when no node is left to check: the roots were never reached, or none
         yielded evidence. Not Fully Supported (the paper's rule), unless the verifier keeps such
         claims apart: then its Inconclusive stands, and support found only in intermediate outputs
         whose inputs were all read before, none with evidence, is judged as the verifier judges a
         claim no node yields evidence for, against those inputs (the judgement is returned). A
         sub-community report that repeats an interpretation of its parent would otherwise turn it
-        into a flag that the same claim, repeated by no report, would not raise."""
+        into a flag that the same claim, repeated by no report, would not raise. When the support
+        led to sources in a language the verifier does not read, that is the reason, and the
+        language gate gives it (`LanguageGate.finished`)."""
+        latest = iterations[-1]
         if not self.config.untraced_inconclusive:
             return Verdict.NOT_FULLY_SUPPORTED, None
         if latest.verdict is Verdict.INCONCLUSIVE:
             return Verdict.INCONCLUSIVE, None
         verifier = self.verifier
         if latest.verdict is not Verdict.FULLY_SUPPORTED or not isinstance(verifier, AbstainsWithoutEvidence):
+            return Verdict.NOT_FULLY_SUPPORTED, None
+        if self.languages.unread_sources(iterations):
             return Verdict.NOT_FULLY_SUPPORTED, None
         inputs, _ = self.languages.partition(
             _unique(n for node in latest.nodes_with_evidence for n in self.dag.src(node)), set()
