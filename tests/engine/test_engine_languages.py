@@ -8,7 +8,7 @@ from scripted import ScriptedVerifier
 from veritrail_graphrag import Claim, Verdict
 from veritrail_graphrag.dag import DAG, Node
 from veritrail_graphrag.engine import VeriTrail
-from veritrail_graphrag.models import Excerpt
+from veritrail_graphrag.models import Excerpt, VerdictResult
 
 ENGLISH_UNIT = "The Ouse mill ground wheat for the village of Selby until the year 1921."
 JAPANESE_UNIT = "ウーズ川の水車小屋は一九二一年までセルビー村のために小麦を挽いていた。"
@@ -115,10 +115,9 @@ def test_support_not_traced_to_a_source_that_was_not_read_is_no_flag() -> None:
     assert result.unread_languages == ["ja"]
 
 
-def test_support_traced_to_a_sub_report_beside_an_unread_source_is_no_flag() -> None:
-    """From the description's support the trail went on to its Japanese unit (not read) and, from
-    the sub-report's, to a sub-sub-report (read, supported, made from the description already
-    read): it ends with no candidates, but the way to the source led through the unit."""
+def _sub_reports_over_an_unread_unit() -> DAG:
+    """report <- description, sub; sub <- description, sub-sub; sub-sub <- description; the
+    description's only input is a Japanese unit."""
     nodes = [
         Node(id="unit-ja", text=JAPANESE_UNIT, stage=1),
         Node(id="description", text=DESCRIPTION, stage=3),
@@ -128,8 +127,15 @@ def test_support_traced_to_a_sub_report_beside_an_unread_source_is_no_flag() -> 
     ]
     edges = [("unit-ja", "description"), ("description", "sub-sub"), ("description", "sub"), ("sub-sub", "sub")]
     edges += [("description", "report"), ("sub", "report")]
+    return DAG.from_records(nodes, edges)
+
+
+def test_support_traced_to_a_sub_report_beside_an_unread_source_is_no_flag() -> None:
+    """From the description's support the trail went on to its Japanese unit (not read) and, from
+    the sub-report's, to a sub-sub-report (read, supported, made from the description already
+    read): it ends with no candidates, but the way to the source led through the unit."""
     verifier = Reads("mill", _supported_by_mill)
-    result = VeriTrail(verifier).verify(DAG.from_records(nodes, edges), CLAIM, "report")
+    result = VeriTrail(verifier).verify(_sub_reports_over_an_unread_unit(), CLAIM, "report")
     assert [it.checked for it in result.iterations] == [["description", "sub"], ["sub-sub"]]
     assert result.iterations[-1].not_read == {"ja": ["unit-ja"]}
     assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED, Verdict.FULLY_SUPPORTED]
@@ -173,3 +179,29 @@ def test_support_whose_source_was_left_unread_an_iteration_before_is_no_flag() -
     assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED]
     assert result.verdict is Verdict.INCONCLUSIVE and result.unread_languages == ["ja"]
     assert "Japanese" in result.reasoning and result.error_stages == []
+
+
+class ReadsAndAbstains(Reads):
+    """Reads English only, abstains without evidence and keeps untraced claims apart, as `facts`."""
+
+    keeps_untraced_inconclusive = True
+
+    def __init__(self) -> None:
+        super().__init__("mill", _supported_by_mill)
+        self.told: list[list[str]] = []
+
+    async def judge_without_evidence(self, claim: Claim, checked: list[Excerpt]) -> VerdictResult:
+        self.told.append([e.node_id for e in checked])
+        return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning="interpretation a reviewer can judge")
+
+
+def test_support_that_led_to_an_unread_source_keeps_the_language_as_its_reason() -> None:
+    """The same trail with a verifier that would judge a claim supported only by intermediate
+    outputs: the support led to a source it cannot read, so the language is the reason, and it is
+    not asked to judge."""
+    verifier = ReadsAndAbstains()
+    result = VeriTrail(verifier).verify(_sub_reports_over_an_unread_unit(), CLAIM, "report")
+    assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED, Verdict.FULLY_SUPPORTED]
+    assert verifier.told == []
+    assert result.verdict is Verdict.INCONCLUSIVE and result.unread_languages == ["ja"]
+    assert "Japanese" in result.reasoning

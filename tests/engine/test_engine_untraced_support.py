@@ -92,31 +92,3 @@ def test_the_papers_rule_holds_for_a_verifier_that_does_not_keep_such_claims() -
         result = VeriTrail(verifier).verify(_dag(), Claim(id="c1", text=_INTERPRETATION), "report:top")
         assert result.verdict is Verdict.NOT_FULLY_SUPPORTED and result.error_stages == [3]
         assert getattr(verifier, "told", []) == []
-
-
-class ReadsEnglish(Judges):
-    """Judges as scripted, and reads English only, as the offline verifiers do."""
-
-    languages = frozenset({"en"})
-
-
-def test_support_that_led_to_an_unread_source_keeps_the_language_as_its_reason() -> None:
-    """The description's support led to its Japanese chunk, which the verifier cannot read; the
-    sub-report's to a sub-sub-report whose input was read already. Nothing is left to check, but
-    the reason is the language, as without the judgement: the verifier is not asked to judge."""
-    report = "The Ouse mill ground wheat for Selby until 1921."
-    nodes = [
-        Node(id="unit-ja", text="ウーズ川の水車小屋は一九二一年までセルビー村のために小麦を挽いていた。", stage=1),
-        Node(id="description", text="The Ouse mill ground wheat for the village of Selby until 1921.", stage=3),
-        Node(id="sub-sub", text=report, stage=4),
-        Node(id="sub", text=report, stage=4),
-        Node(id="report", text=report, stage=4),
-    ]
-    edges = [("unit-ja", "description"), ("description", "sub-sub"), ("description", "sub"), ("sub-sub", "sub")]
-    edges += [("description", "report"), ("sub", "report")]
-    verifier = ReadsEnglish("mill", _ABSTAINS)
-    result = VeriTrail(verifier).verify(DAG.from_records(nodes, edges), Claim(id="c1", text=report), "report")
-    assert result.interim_verdicts == [Verdict.FULLY_SUPPORTED, Verdict.FULLY_SUPPORTED]
-    assert verifier.told == []
-    assert result.verdict is Verdict.INCONCLUSIVE and result.unread_languages == ["ja"]
-    assert "Japanese" in result.reasoning
