@@ -294,11 +294,8 @@ class _Trail:
             return Verdict.NOT_FULLY_SUPPORTED, None
         if self.languages.unread_sources(iterations):
             return Verdict.NOT_FULLY_SUPPORTED, None
-        inputs, _ = self.languages.partition(
-            _unique(n for node in latest.nodes_with_evidence for n in self.dag.src(node)), set()
-        )
-        if not inputs:
-            return Verdict.NOT_FULLY_SUPPORTED, None
+        # Every input was checked (nothing is left) and none went unread for its language (above).
+        inputs = _unique(n for node in latest.nodes_with_evidence for n in self.dag.src(node))
         shown, _ = self._prefiltered(self._read(inputs))
         judged = await self._judged_without_evidence(verifier, inputs, shown, frozenset())
         kept = judged.verdict is Verdict.INCONCLUSIVE
