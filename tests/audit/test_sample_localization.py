@@ -48,21 +48,25 @@ def test_planted_error_is_blamed_on_its_stage(load, phrase: str, stage: int) -> 
 
 
 @pytest.mark.parametrize(
-    ("sample", "planted"),
+    ("sample", "planted", "looked_at"),
     [
-        ("graphrag-christmas-carol", {"surgeon": 4, "orphanage": 6}),
-        ("hierarchical-christmas-carol/summary-log.jsonl", {"half a crown": 2, "twenty years": 3}),
+        ("graphrag-christmas-carol", {"surgeon": 4}, {"orphanage"}),
+        ("hierarchical-christmas-carol/summary-log.jsonl", {"half a crown": 2, "twenty years": 3}, set()),
     ],
 )
 def test_the_default_verifier_flags_the_plants_at_their_stage_and_no_true_claim(
-    tmp_path: Path, sample: str, planted: dict[str, int]
+    tmp_path: Path, sample: str, planted: dict[str, int], looked_at: set[str]
 ) -> None:
     """What a new user sees first (README command 1, and the hierarchical sample), with the
-    default offline verifier."""
+    default offline verifier. The orphanage, which no map answer tells of, is left to a reviewer as
+    commentary is (flagging such claims was wrong on every one read in real indexes), its words
+    named."""
     report = audit(SAMPLES / sample, out=tmp_path)
     assert report.verifier == "facts"
     flagged = {r.claim.text: r.error_stages for r in report.results if r.verdict is Verdict.NOT_FULLY_SUPPORTED}
     expected = {next(t for t in flagged if phrase in t): [stage] for phrase, stage in planted.items()}
     assert flagged == expected
-    plants = [r for r in report.results if any(phrase in r.claim.text for phrase in planted)]
+    inconclusive = {r.claim.text for r in report.results if r.verdict is Verdict.INCONCLUSIVE}
+    assert {phrase for phrase in looked_at if any(phrase in t for t in inconclusive)} == looked_at
+    plants = [r for r in report.results if any(phrase in r.claim.text for phrase in (*planted, *looked_at))]
     assert all(r.gaps for r in plants)  # each names what it could not find

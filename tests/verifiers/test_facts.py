@@ -747,9 +747,9 @@ async def test_claims_it_cannot_read_are_inconclusive_without_a_stage(claim: str
 async def test_a_claim_with_no_evidence_is_inconclusive_only_when_the_source_tells_of_all_it_names() -> None:
     """No sentence selected: a name or number of the claim missing from every node checked is Not
     Fully Supported, named. Source text that tells of all the claim names, in other words, leaves
-    it Inconclusive (interpretation); outputs the claim was written from that hold nothing close to
-    it leave it Not Fully Supported, naming the words they lack. A claim naming nothing is
-    Inconclusive. No stage is blamed for an Inconclusive claim."""
+    it Inconclusive (interpretation); so do outputs the claim was written from that hold nothing
+    close to it, naming the words they lack as its gaps, flagged by no check. A claim naming
+    nothing is Inconclusive. No stage is blamed for an Inconclusive claim."""
     verifier = FactsVerifier()
     source = [Excerpt(node_id="chunk", text=CHUNK, is_root=True)]
     output = [Excerpt(node_id="summary", text=CHUNK, is_root=False)]
@@ -763,8 +763,9 @@ async def test_a_claim_with_no_evidence_is_inconclusive_only_when_the_source_tel
     interpreted = await verifier.judge_without_evidence(told, source)
     assert interpreted.verdict is Verdict.INCONCLUSIVE and "'Mara', 'Voss'" in interpreted.reasoning
     new_here = await verifier.judge_without_evidence(told, output)
-    assert new_here.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert new_here.verdict is Verdict.INCONCLUSIVE and "a fact added at this step" in new_here.reasoning
     assert "'underscores'" in new_here.reasoning and "courage" in [gap.text for gap in new_here.gaps]
+    assert not any(gap.check for gap in new_here.gaps)
     vague = await verifier.judge_without_evidence(
         Claim(id="c", text="This underscores how much courage matters."), source
     )
@@ -811,16 +812,17 @@ async def test_evidence_only_from_the_rest_of_checked_inputs_flags_only_a_contra
 
 async def test_source_checked_beside_the_rest_of_checked_inputs_is_still_source() -> None:
     """A source chunk checked with a node that is only the rest of inputs checked before: the
-    claim is judged as against the chunk alone (interpretation a reviewer judges), not as against
-    outputs it was written from."""
+    claim is judged as against the chunk alone (the source tells of all it names), not as against
+    outputs it was written from (which name the words they lack)."""
     told = Claim(id="c", text="The story of Mara Voss underscores how much courage matters.")
     chunk = Excerpt(node_id="chunk", text=CHUNK, is_root=True)
     edge = Excerpt(node_id="relationship:VOSS->FERRY", text="Mara Voss proposed the ferry.", is_root=False)
     mixed = await FactsVerifier().judge_without_evidence(told, [chunk, edge])
-    assert mixed.verdict is Verdict.NOT_FULLY_SUPPORTED
+    assert mixed.verdict is Verdict.INCONCLUSIVE and "outputs it was written from" in mixed.reasoning and mixed.gaps
     rest = edge.model_copy(update={"beside_checked": True})
     apart = await FactsVerifier().judge_without_evidence(told, [chunk, rest])
     assert apart.verdict is Verdict.INCONCLUSIVE and "'Mara', 'Voss'" in apart.reasoning
+    assert apart.reasoning.startswith("the source checked tells of") and not apart.gaps
 
 
 def test_node_terms_do_not_leak_between_dags_sharing_node_ids() -> None:

@@ -23,7 +23,7 @@ from veritrail_graphrag.verifiers.facts.features import (
 )
 from veritrail_graphrag.verifiers.facts.model import FactsModel
 from veritrail_graphrag.verifiers.lexical.config import LexicalConfig
-from veritrail_graphrag.verifiers.lexical.text import Term, analyze, term_spans
+from veritrail_graphrag.verifiers.lexical.text import Spans, Term, TextTerms, analyze, term_spans
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _ENGLISH = frozenset(
@@ -328,13 +328,16 @@ def judge_without_evidence(
     """A claim none of whose nodes' sentences was selected (`read_keys`: the terms of the nodes
     checked; `from_source`: all of them are source text).
 
-    Not Fully Supported when a name or number it states is in none of those nodes, naming them;
-    or when they are intermediate outputs, which the claim was written from and which tell
-    nothing close to it, naming its words they lack. Inconclusive when the nodes are source text
-    that tells of everyone the claim names, in other words than the claim's (a report's
-    "underscores the isolation of Scrooge" is nowhere in the novel, Scrooge is everywhere):
-    interpretation, which a reviewer judges; likewise a claim that states nothing checkable, or
-    one in a language the verifier does not read.
+    Not Fully Supported when a name or number it states is in none of those nodes, naming them.
+    Inconclusive when the nodes tell of everyone the claim names, in other words than the claim's
+    (a report's "underscores the isolation of Scrooge" is nowhere in the novel, Scrooge is
+    everywhere): interpretation, which a reviewer judges; likewise a claim that states nothing
+    checkable, or one in a language the verifier does not read. Against intermediate outputs (the
+    claim was written from them) the words they lack are named as its gaps, unflagged: a fact
+    added at that step reads like commentary there. Flagging them was wrong on every such claim
+    of real indexes read (2026-11-28: 39 of the fixture index's 112 flags, 5 of the published
+    indexes' 26, the wild dev set's one); it caught only the bundled sample's planted orphanage,
+    which `--verifier llm` judges.
 
     `records`: the names each node checked is the record of (its id's: a relationship's two ends).
     A record that joins two or more of the claim's names, all it names, is close to it whatever its
@@ -380,11 +383,7 @@ def judge_without_evidence(
                 f"no sentence is close to the claim, but a record read relates {_quoted(anchors)} in other words: "
                 "a reviewer can judge"
             )
-        missing, why = [t for t in terms.terms if t.key not in read_keys], "in none of the outputs it was written from"
-        check = ABSENT
-        reasoning = raised_by(ABSENT, "no sentence of the outputs it was written from is close to it") + (
-            f"; {_quoted(missing)} in none of them" if missing else ""
-        )
+        return _written_apart(terms, spans, anchors, read_keys)
     else:
         return _undecided("it names no person, place or number to check: interpretation a reviewer can judge")
     gaps = [
@@ -393,3 +392,22 @@ def judge_without_evidence(
         if t.position in spans
     ]
     return VerdictResult(verdict=Verdict.NOT_FULLY_SUPPORTED, reasoning=reasoning, score=0.0, gaps=gaps)
+
+
+def _written_apart(terms: TextTerms, spans: Spans, anchors: Sequence[Term], read_keys: frozenset[str]) -> VerdictResult:
+    """Inconclusive: a claim the intermediate outputs it was written from tell nothing close to,
+    though they tell of every name it gives. Its words they lack are its gaps, for a reviewer to
+    see at once what this step added, with no check named: nothing was flagged."""
+    missing = [t for t in terms.terms if t.key not in read_keys]
+    why = "in none of the outputs it was written from"
+    reasoning = (
+        f"the outputs it was written from tell of {_quoted(anchors)}, but no sentence of them is close to it"
+        + (f" ({_quoted(missing)} in none of them)" if missing else "")
+        + ": interpretation, or a fact added at this step, which a reviewer judges (or --verifier llm)"
+    )
+    gaps = [
+        SupportGap(text=t.surface, start=spans[t.position][0], end=spans[t.position][1], why=why)
+        for t in missing
+        if t.position in spans
+    ]
+    return VerdictResult(verdict=Verdict.INCONCLUSIVE, reasoning=reasoning, score=0.5, gaps=gaps)
