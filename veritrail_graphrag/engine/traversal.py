@@ -391,7 +391,7 @@ class _Trail:
                 batches=records,
                 skipped=skipped,
                 verdict=own.verdict,
-                reasoning=f"{reasoning} {own.reasoning}".strip(),
+                reasoning=f"{reasoning} {own.reasoning[:1].upper()}{own.reasoning[1:]}".strip(),
                 score=own.score,
                 gaps=own.gaps,
                 no_agreement=evidence.agreement is not None,
