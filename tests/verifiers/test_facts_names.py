@@ -135,6 +135,30 @@ async def test_a_denial_flag_quotes_the_sentence_closest_to_the_claim() -> None:
     assert 'the evidence says: "The council rejected the plan for a second mill twice."' in result.reasoning
 
 
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        (
+            "The Game of Yes and No is a party game played at the Christmas party.",
+            "It was a game called Yes and No, played at the Christmas party, where the nephew had to think.",
+        ),
+        (
+            "The vision warns Scrooge of the fate he faces if he does not change his ways.",
+            "The vision warns Scrooge of the fate he faces, and he resolves to change his ways.",
+        ),
+        (
+            "Not all works can be distributed freely without the copyright holder's permission.",
+            "The copyright holder's permission may be required before certain works are distributed.",
+        ),
+    ],
+)
+async def test_no_denial_flag_for_a_title_a_condition_or_a_quantifier(claim: str, evidence: str) -> None:
+    """The fixture index's denial flags on "the Game of Yes and No", "if he does not change" and
+    "not all works": none of these claims says that something is not so."""
+    result = await judge(claim, evidence)
+    assert not result.reasoning.startswith("denial check"), result.reasoning
+
+
 async def test_a_claim_its_source_mostly_lacks_asks_for_a_look() -> None:
     """Commentary and paraphrase far from the source (most such claims of real reports, and all
     of a sample on a novel) are Inconclusive, not flagged; such a claim that brings names or

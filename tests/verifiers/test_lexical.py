@@ -174,6 +174,28 @@ async def test_negated_number_phrase_is_checked_on_its_first_word(verifier: Lexi
     assert "claim says 'no expert'" in result.reasoning
 
 
+def _denied(text: str) -> set[str]:
+    terms = analyze(text)
+    return {t.key for t in terms.terms if t.negation is not None}
+
+
+def test_a_negation_in_a_condition_or_a_quantifier_or_a_title_denies_nothing() -> None:
+    """Found in the fixture index's denial flags: "if he does not change" supposes, "not all
+    works" counts, and "the Game of Yes and No" names. None states that something is not so; a
+    denial in the main clause still is."""
+    assert _denied("He will be remembered badly if he does not change.") == set()
+    assert _denied("The fund helps families even if the support is not given openly.") == set()
+    assert _denied("Whether or not the spirit returns, Scrooge waits.") == set()
+    assert _denied("If the ghost returns, Scrooge does not sleep.") == {"sleep"}
+    assert _denied("Scrooge does not sleep if the ghost returns.") == {"sleep"}
+    assert _denied("Not all works can be freely distributed.") == set()
+    assert _denied("The clerk is not always paid on time.") == set()
+    assert "paid" in _denied("The clerk is not paid on time.")
+    assert _denied("The Game of Yes and No is a party game.") == set()
+    assert "no" in {t.key for t in analyze("The Game of Yes and No is a party game.").terms if t.kind == "name"}
+    assert _denied("No party was held.") == {"party", "held"}
+
+
 async def test_abbreviation_periods_do_not_end_a_negation(verifier: LexicalVerifier) -> None:
     result = await judge(verifier, "Dr. Smith did not sign the contract.", "Dr. Smith signed the contract.")
     assert result.verdict is Verdict.NOT_FULLY_SUPPORTED

@@ -3,7 +3,9 @@
 Both steps compare a claim with evidence by what they share, so both must reduce text to the same
 keys: lowercase word stems, numbers as plain decimal values ("1,000", "1k" and "one thousand" are
 all "1000"), acronyms kept even when they spell a stopword ("US"), a code of letters and digits
-("I46.1", "A340") one name, since it counts nothing. Negation cues are kept apart
+("I46.1", "A340"), a section number with its lettered parts ("501(c)(3)") and an identifier of
+hyphenated digits with a group of six or more ("64-6221541") one name each, since they count
+nothing; shorter hyphenated numbers ("1914-1918", "2024-01-15") stay numbers. Negation cues are kept apart
 from content words because they flip a statement without adding content; their scope is recorded
 so the verdict step can tell "did not recommend" from "recommended". The stemmer is deliberately
 crude (PyStemmer is not a dependency): a false merge costs a little precision in a triage tool,
@@ -73,9 +75,12 @@ _SCOPE_BREAKERS = frozenset(
 """Words that open another clause, where a negation before them no longer reaches ("are not
 still in operation and saying that if the poor would rather die")."""
 _RUN_CONNECTORS = frozenset("of for de la".split())
-_NOT_DENYING = frozenset("only just merely simply solely".split())
+_NOT_DENYING = frozenset("only just merely simply solely all every always necessarily".split())
 """Words after "not" that make it no denial: "not only X but also Y", "not just a policy but a
-culture" assert X, they do not deny it."""
+culture" assert X, they do not deny it; "not all works", "not always paid" count or hedge."""
+_SUPPOSING = frozenset("if unless whether".split())
+"""Words that open a clause supposing what it says: a negation inside it ("if he does not
+change", "whether or not") states nothing, up to the clause's end (a comma or a stop)."""
 _NEGATION_SCOPE = 4
 """How many content terms after a cue a negation reaches: enough for "did not formally approve
 the merger", short enough not to leak into the next clause."""
@@ -156,7 +161,8 @@ _CURRENCIES = {"$": "dollar", "€": "euro", "£": "pound", "¥": "yen"}
 
 _TOKEN = re.compile(
     r"(?P<acronym>(?:[A-Z]\.){2,})"
-    r"|(?P<code>(?<![^\W_])[A-Za-z]{1,4}\d+(?:\.\d+)*(?![^\W_]))"
+    r"|(?P<code>(?<![^\W_])(?:[A-Za-z]{1,4}\d+(?:\.\d+)*|\d+(?:\([A-Za-z\d]{1,3}\))+"
+    r"|\d+(?:-\d+)*-\d{6,}(?:-\d+)*|\d{6,}(?:-\d+)+)(?![^\W_]))"
     r"|(?P<number>\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?%?)"
     r"|(?P<word>[^\W\d_]+(?:['\u2019][^\W\d_]+)*)"
     r"|(?P<currency>[$€£¥])"
@@ -285,6 +291,7 @@ class _Builder:
         self.at_start = True
         self.scope: int | None = None
         self.scope_left = 0
+        self.supposing = False
         self.run: list[tuple[str, int]] = []
 
     def add(
@@ -303,6 +310,7 @@ class _Builder:
 
     def pause(self) -> None:
         self.scope_left = 0
+        self.supposing = False
         self.close_run()
 
     def stop(self) -> None:
@@ -321,11 +329,15 @@ class _Builder:
         lower = raw.lower()
         initial = self.at_start
         self.at_start = False
-        if lower.endswith("n't") or lower in NEGATION_CUES:
-            if not (lower == "not" and next_word.lower() in _NOT_DENYING):
+        titled = raw[:1].isupper() and raw[1:].islower() and not initial and not self.shouting
+        if (lower.endswith("n't") or lower in NEGATION_CUES) and not titled:
+            # a capitalized cue inside a sentence is part of a name ("the Game of Yes and No")
+            if not (self.supposing or (lower == "not" and next_word.lower() in _NOT_DENYING)):
                 self.negate(surface)
             self.close_run()
             return False
+        if lower in _SUPPOSING:
+            self.supposing = True
         if lower.endswith("'s"):
             raw, lower = raw[:-2], lower[:-2]
         raw, lower = raw.replace("'", ""), lower.replace("'", "")
@@ -442,7 +454,7 @@ def analyze(text: str) -> TextTerms:
             letters = token.replace(".", "")
             builder.close_run()
             builder.add(letters.lower(), token, "name")
-        elif kind == "code":  # "I46.1", "A340", "MU5673": the name of a code, which counts nothing
+        elif kind == "code":  # "I46.1", "A340", "501(c)(3)", "64-6221541": a code's name, which counts nothing
             builder.at_start = False
             builder.close_run()
             builder.add(token.lower(), token, "name")
