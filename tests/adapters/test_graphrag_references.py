@@ -6,7 +6,9 @@ tests, in the shapes the translated wild indexes show.)"""
 from __future__ import annotations
 
 import pytest
+from samples import SAMPLES
 
+from veritrail_graphrag.adapters.graphrag import read_index
 from veritrail_graphrag.adapters.graphrag.references import record_references
 from veritrail_graphrag.audit.claims import split_claims
 from veritrail_graphrag.dag import DAG, Node
@@ -81,3 +83,68 @@ def test_a_dag_without_records_has_no_references() -> None:
         [("unit", "out")],
     )
     assert record_references(dag, "Entity 12 is a pond.") == []
+
+
+def _graph_index() -> DAG:
+    """A report over two entities (degrees 3 and 2) and their relationship (combined degree 5),
+    and another community's entity of degree 7."""
+    unit = Node(id="unit", text="The pond feeds the mill.", stage=1, kind="text_unit", metadata={"row": 0})
+    pond = Node(
+        id="entity:MILL POND", text="A pond.", stage=2, kind="entity", metadata={"title": "MILL POND", "degree": 3.0}
+    )
+    mill = Node(id="entity:MILL", text="A mill.", stage=2, kind="entity", metadata={"title": "MILL", "degree": 2.0})
+    edge = Node(
+        id="relationship:MILL POND->MILL",
+        text="The pond feeds the mill.",
+        stage=2,
+        kind="relationship",
+        metadata={"source": "MILL POND", "target": "MILL", "combined_degree": 5.0},
+    )
+    other = Node(
+        id="entity:BAKERY", text="A bakery.", stage=2, kind="entity", metadata={"title": "BAKERY", "degree": 7.0}
+    )
+    report = Node(id="report:3", text="The pond feeds the mill.", stage=4, kind="community_report", metadata={})
+    inputs = [pond.id, mill.id, edge.id]
+    return DAG.from_records(
+        [unit, pond, mill, edge, other, report],
+        [*(("unit", n.id) for n in (pond, mill, edge, other)), *((n, report.id) for n in inputs)],
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "references"),
+    [
+        ("The pond's degree of connectivity within the network (degree: 3) is moderate.", ["3"]),
+        ("The mill has a degree of 2, and their link a combined degree of 5.", ["2", "5"]),
+        ("Its degree 2 implies a more isolated role.", ["2"]),
+        ("The pond has a degree of 7.", []),  # another community's record: a number to check
+        ("The link has a combined degree of 3.", []),  # 3 is an entity's degree, not a link's
+        ("The pond lies 3 degrees north of the mill.", []),
+        ("The pond has a degree of 4.", []),
+    ],
+)
+def test_a_degree_the_reports_own_records_give_is_a_reference(text: str, references: list[str]) -> None:
+    """GraphRAG shows a report's writer each entity's degree and each relationship's combined
+    degree; reports quote them ("(degree: 3)"), and no description holds them. A degree that one
+    of the report's own records has is a reference; any other is a number to check."""
+    dag = _graph_index()
+    assert [text[s:e] for s, e in record_references(dag, text, terminal="report:3")] == references
+
+
+def test_a_report_claims_carry_their_degree_references() -> None:
+    dag = _graph_index()
+    text = "The mill has a degree of 2 in this community."
+    dag = DAG.from_records(
+        [*(dag.node(n.id) for n in dag if n.id != "report:3"), dag.node("report:3").model_copy(update={"text": text})],
+        dag.edges,
+    )
+    [claim], _ = split_claims(dag, "report:3")
+    assert [claim.text[s:e] for s, e in claim.references] == ["2"]
+
+
+def test_the_index_keeps_the_degrees_its_reports_were_shown() -> None:
+    dag = read_index(SAMPLES / "graphrag-christmas-carol")
+    entities = [n for n in dag if n.kind in ("entity", "entity_summary")]
+    relationships = [n for n in dag if n.kind in ("relationship", "relationship_summary")]
+    assert entities and all(isinstance(n.metadata.get("degree"), float) for n in entities)
+    assert relationships and all(isinstance(n.metadata.get("combined_degree"), float) for n in relationships)

@@ -38,8 +38,8 @@ def test_a_code_of_letters_and_digits_is_one_name() -> None:
 
 
 def test_a_section_code_and_a_long_hyphenated_identifier_are_one_name_each() -> None:
-    """"501(c)(3)" names a tax section and "64-6221541" an employer id: neither counts anything.
-    Hyphenated numbers of six digits or fewer a group stay numbers: "1914-1918", "2024-01-15"."""
+    """A tax section ("501(c)(3)") and an employer id ("64-6221541") count nothing.
+    Hyphenated numbers with no group of six digits or more stay numbers: "1914-1918", "2024-01-15"."""
     text = "A 501(c)(3) body, EIN 64-6221541, active 1914-1918 and since 2024-01-15, has 3 (three) halls."
     terms = analyze(text).terms
     assert [(t.key, t.kind) for t in terms if t.kind != "word"] == [
@@ -63,7 +63,9 @@ async def test_an_identifier_the_evidence_holds_counts_nothing_else() -> None:
         "The Foundation is a non-profit 501(c)(3) educational corporation organized under the laws of Mississippi.",
         "Its federal tax identification number is 64-6221541.",
     )
-    claim = Claim(id="c1", text="The Foundation, a 501(c)(3) nonprofit with EIN 64-6221541, is organized in Mississippi.")
+    claim = Claim(
+        id="c1", text="The Foundation, a 501(c)(3) nonprofit with EIN 64-6221541, is organized in Mississippi."
+    )
     result = await judge(claim, *evidence)
     assert "counting something else" not in result.reasoning, result.reasoning
     renumbered = Claim(id="c1", text="The Foundation, a 501(c)(4) nonprofit, is organized in Mississippi.")

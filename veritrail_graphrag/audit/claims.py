@@ -56,7 +56,7 @@ def split_claims(dag: DAG, terminal: str) -> tuple[list[Claim], list[SkippedSent
         elif len(re.findall(r"\w+", text)) < MIN_CLAIM_WORDS:
             reason = SHORT_REASON
         else:
-            references = record_references(dag, text)
+            references = record_references(dag, text, terminal)
             claims.append(Claim(id=sentence.id, text=text, sentence=sentence.index, references=references))
             continue
         skipped.append(SkippedSentence(terminal=terminal, sentence=sentence.index, text=sentence.text, reason=reason))

@@ -36,13 +36,23 @@ class ItemKind:
 
 
 ENTITY = ItemKind(
-    "entity", ("title",), {"id": "id", "human_readable_id": "human_readable_id", "title": "title", "type": "type"}
+    "entity",
+    ("title",),
+    {"id": "id", "human_readable_id": "human_readable_id", "title": "title", "type": "type", "degree": "degree"},
 )
 RELATIONSHIP = ItemKind(
     "relationship",
     ("source", "target"),
-    {"id": "id", "human_readable_id": "human_readable_id", "source": "source", "target": "target"},
+    {
+        "id": "id",
+        "human_readable_id": "human_readable_id",
+        "source": "source",
+        "target": "target",
+        "combined_degree": "combined_degree",
+    },
 )
+"""Each record's metadata: GraphRAG's ids, and the degrees a report's writer was shown, which
+reports quote (`references.py`)."""
 
 
 def _sources(frame: pd.DataFrame, column: str, text_units: pd.Series) -> pd.DataFrame:

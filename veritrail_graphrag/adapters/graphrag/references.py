@@ -15,6 +15,12 @@ parentheses, bare or labelled as an id ("(452)", "(ID 452)", "(id: 452)"), is a 
 right after the title of the entity it resolves to. Some reports write every entity so ("TERMINAL
 HEART FAILURE (ID 1667)": 697 times in one published index); an id given to another entity than
 the one it follows ("DYSPNEA (ID 1625)", 1625 being another disease) stays a number to check.
+
+GraphRAG also shows the writer each entity's degree and each relationship's combined degree, and
+reports quote them ("The Gentleman's degree (degree: 3)", "a combined degree of 16"). A degree is
+a reference when one of the report's own input records has it (an entity's `degree` for
+"degree", a relationship's `combined_degree` for "combined degree"); any other stays a number to
+check. Indexes that do not keep a record's degree (entities before GraphRAG 2.x) have none.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ _LONGEST_RANGE = 100
 """A range of more ids than this is no list of records a sentence names."""
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 _OWN_PARENTHESIS = re.compile(r"\s*\([^()]*\)$")
+_DEGREE = re.compile(r"(?i:\b(?P<combined>combined\s+)?degree\b)[^\d.;!?]{0,12}?(?<![\w.])(?P<value>\d+)(?!\w|\.\d)")
+"""A degree and its value: "degree of 2", "(degree: 3)", "combined degree of 16"; "3 degrees
+north" puts the number first and is none."""
 
 
 def _plain(text: str) -> str:
@@ -97,22 +106,39 @@ class RecordIndex:
             if not inside and self.titled(int(match["id"]), text[: match.start()].rstrip()):
                 yield match.span()
 
-    def references(self, text: str) -> list[Span]:
-        """The characters of `text` that name records of the index, in order."""
+    def references(self, text: str, terminal: str | None = None) -> list[Span]:
+        """The characters of `text` that name records of the index, in order; with `terminal`
+        (the output the text is a claim of), also the degrees its input records give."""
         keyed = list(self._keyed(text))
-        return sorted(keyed + list(self._bare(text, keyed)))
+        degrees = list(self._degrees(text, terminal)) if terminal is not None else []
+        return sorted(keyed + list(self._bare(text, keyed)) + degrees)
+
+    def _degrees(self, text: str, terminal: str) -> Iterator[Span]:
+        """A degree one of `terminal`'s inputs has: "degree" an entity's, "combined degree" a
+        relationship's."""
+        given: dict[str, set[float]] = {"degree": set(), "combined_degree": set()}
+        for source in self.dag.src(terminal):
+            metadata = self.dag.node(source).metadata
+            for key, values in given.items():
+                if isinstance(value := metadata.get(key), int | float):
+                    values.add(float(value))
+        for match in _DEGREE.finditer(text):
+            key = "combined_degree" if match["combined"] else "degree"
+            if float(match["value"]) in given[key]:
+                yield match.span("value")
 
 
 _INDEXES: weakref.WeakKeyDictionary[DAG, RecordIndex] = weakref.WeakKeyDictionary()
-_CANDIDATE = re.compile(r"(?i:entit|relationship|communit|record)[^\n]{0,12}?\d|\((?:(?i:id)[ \t:#]*)?\d+\)")
+_CANDIDATE = re.compile(r"(?i:entit|relationship|communit|record|degree)[^\n]{0,12}?\d|\((?:(?i:id)[ \t:#]*)?\d+\)")
 
 
-def record_references(dag: DAG, text: str) -> list[Span]:
-    """The characters of `text` (a claim of one of `dag`'s outputs) that name the DAG's own
-    records. The DAG's records are indexed once, and only when some text could name one."""
+def record_references(dag: DAG, text: str, terminal: str | None = None) -> list[Span]:
+    """The characters of `text` (a claim of one of `dag`'s outputs, `terminal` when known) that
+    name the DAG's own records or quote their degrees. The DAG's records are indexed once, and
+    only when some text could name one."""
     if _CANDIDATE.search(text) is None:
         return []
     index = _INDEXES.get(dag)
     if index is None:
         index = _INDEXES[dag] = RecordIndex(dag)
-    return index.references(text)
+    return index.references(text, terminal)

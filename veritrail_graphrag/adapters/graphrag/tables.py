@@ -61,6 +61,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         Column("text_unit_ids", "list"),
         _optional("human_readable_id", "scalar"),
         _optional("type"),
+        _optional("degree", "number"),
     ),
     "relationships": (
         Column("id", unique=True),
@@ -69,6 +70,7 @@ SCHEMAS: dict[str, tuple[Column, ...]] = {
         Column("description"),
         Column("text_unit_ids", "list"),
         _optional("human_readable_id", "scalar"),
+        _optional("combined_degree", "number"),
     ),
     "communities": (
         Column("community", "int", aliases=("raw_community", "id")),
