@@ -186,6 +186,8 @@ def test_a_negation_in_a_condition_or_a_quantifier_or_a_title_denies_nothing() -
     assert _denied("He will be remembered badly if he does not change.") == set()
     assert _denied("The fund helps families even if the support is not given openly.") == set()
     assert _denied("Whether or not the spirit returns, Scrooge waits.") == set()
+    unpunctuated = "Knowing whether the miller grinds rye or wheat for the bakery is not important to the council."
+    assert "important" in _denied(unpunctuated)  # the clause ended before the denial
     assert _denied("If the ghost returns, Scrooge does not sleep.") == {"sleep"}
     assert _denied("Scrooge does not sleep if the ghost returns.") == {"sleep"}
     assert _denied("Not all works can be freely distributed.") == set()

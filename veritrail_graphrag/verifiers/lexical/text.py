@@ -80,7 +80,9 @@ _NOT_DENYING = frozenset("only just merely simply solely all every always necess
 culture" assert X, they do not deny it; "not all works", "not always paid" count or hedge."""
 _SUPPOSING = frozenset("if unless whether".split())
 """Words that open a clause supposing what it says: a negation inside it ("if he does not
-change", "whether or not") states nothing, up to the clause's end (a comma or a stop)."""
+change", "whether or not") states nothing. The clause ends at a comma or a stop, and a negation
+counts again after `_NEGATION_SCOPE` content terms: an unpunctuated clause may have ended
+("knowing whether the miller grinds rye or wheat for the bakery is not important")."""
 _NEGATION_SCOPE = 4
 """How many content terms after a cue a negation reaches: enough for "did not formally approve
 the merger", short enough not to leak into the next clause."""
@@ -291,7 +293,7 @@ class _Builder:
         self.at_start = True
         self.scope: int | None = None
         self.scope_left = 0
-        self.supposing = False
+        self.supposing = 0
         self.run: list[tuple[str, int]] = []
 
     def add(
@@ -300,6 +302,7 @@ class _Builder:
         negation = self.scope if self.scope_left > 0 else None
         if negation is not None:
             self.scope_left -= 1
+        self.supposing = max(self.supposing - 1, 0)
         self.terms.append(Term(key, surface, kind, self.sentence, len(self.terms), negation, initial_capital, parts))
 
     def close_run(self) -> None:
@@ -310,7 +313,7 @@ class _Builder:
 
     def pause(self) -> None:
         self.scope_left = 0
-        self.supposing = False
+        self.supposing = 0
         self.close_run()
 
     def stop(self) -> None:
@@ -337,7 +340,7 @@ class _Builder:
             self.close_run()
             return False
         if lower in _SUPPOSING:
-            self.supposing = True
+            self.supposing = _NEGATION_SCOPE
         if lower.endswith("'s"):
             raw, lower = raw[:-2], lower[:-2]
         raw, lower = raw.replace("'", ""), lower.replace("'", "")
