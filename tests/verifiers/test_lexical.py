@@ -196,6 +196,7 @@ def test_a_negation_in_a_condition_or_a_quantifier_or_a_title_denies_nothing() -
     assert _denied("The Game of Yes and No is a party game.") == set()
     assert "no" in {t.key for t in analyze("The Game of Yes and No is a party game.").terms if t.kind == "name"}
     assert _denied("No party was held.") == {"party", "held"}
+    assert "go" in _denied("He did NOT go to the party.")  # capitals for stress still deny
 
 
 async def test_abbreviation_periods_do_not_end_a_negation(verifier: LexicalVerifier) -> None:

@@ -332,7 +332,7 @@ class _Builder:
         lower = raw.lower()
         initial = self.at_start
         self.at_start = False
-        titled = raw[:1].isupper() and raw[1:].islower() and not initial and not self.shouting
+        titled = lower in NEGATION_CUES and raw[:1].isupper() and raw[1:].islower() and not (initial or self.shouting)
         if (lower.endswith("n't") or lower in NEGATION_CUES) and not titled:
             # a capitalized cue inside a sentence is part of a name ("the Game of Yes and No")
             if not (self.supposing or (lower == "not" and next_word.lower() in _NOT_DENYING)):
